@@ -1,0 +1,1 @@
+"""Real-time DSP and mixing on numpy arrays. See docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""Pure, deterministic game core. See docs/architecture.md."""

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Create .venv (if needed) and install the project; with "test", the test extras too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.sussurro-installed-$1
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  if [ "${1:-}" = "test" ]; then
+    .venv/bin/python -m pip install -q -e '.[test]'
+  else
+    .venv/bin/python -m pip install -q -e .
+  fi
+  touch "$stamp"
+fi

@@ -1,0 +1,1 @@
+"""The imperative shell: FastAPI, aiortc, rooms, persistence."""

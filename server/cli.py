@@ -1,0 +1,47 @@
+"""The `sussurro` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from game.simulate import run
+
+    report = run(preset=args.preset, players=args.players, games=args.games, seed=args.seed)
+    print(json.dumps(report, sort_keys=True))
+    return 0 if not report.get("invariants_broken") else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from server.main import serve
+
+    return serve(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sussurro", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play random legal games and print one JSON report")
+    sim.add_argument("--preset", default="intruso")
+    sim.add_argument("--players", type=int, default=8)
+    sim.add_argument("--games", type=int, default=200)
+    sim.add_argument("--seed", type=int, default=1)
+    sim.set_defaults(func=_simulate)
+
+    srv = sub.add_parser("serve", help="run the server")
+    srv.add_argument("--host", default=None)
+    srv.add_argument("--port", type=int, default=None)
+    srv.add_argument("--db", default=None)
+    srv.add_argument("--log-level", default=None)
+    srv.set_defaults(func=_serve)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
