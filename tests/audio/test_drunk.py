@@ -1,0 +1,155 @@
+"""The drunk voice: a seeded 3-6 Hz pitch wobble that streams without clicks or drift."""
+
+import numpy as np
+import pytest
+from scipy import signal
+
+from audio.drunk import DrunkParams, DrunkVoice
+
+SR = 48000
+FRAME = 960
+
+
+def tone(hz: float, seconds: float, amp: float = 0.5) -> np.ndarray:
+    t = np.arange(int(seconds * SR)) / SR
+    return (amp * np.sin(2 * np.pi * hz * t)).astype(np.float32)
+
+
+def streamed(voice: DrunkVoice, x: np.ndarray, sizes) -> np.ndarray:
+    """Feed x in chunks cycling through `sizes`; returns output and chunk edges."""
+    out, edges, i, k = [], [], 0, 0
+    while i < x.size:
+        n = sizes[k % len(sizes)]
+        out.append(voice.process(x[i : i + n]))
+        i += n
+        k += 1
+        edges.append(i)
+    return np.concatenate(out), [e for e in edges if e < x.size]
+
+
+def phase_of(y: np.ndarray, hz: float) -> np.ndarray:
+    """Unwrapped phase of the tone, band-passed around it (harmonics and echo-free bands out)."""
+    sos = signal.butter(4, [hz * 0.8, hz * 1.25], btype="band", fs=SR, output="sos")
+    return np.unwrap(np.angle(signal.hilbert(signal.sosfiltfilt(sos, y.astype(np.float64)))))
+
+
+def pitch_track_cents(y: np.ndarray, hz: float, window: int) -> np.ndarray:
+    """Mean instantaneous frequency per window, in cents relative to hz, edges trimmed."""
+    ph = phase_of(y, hz)[SR // 2 : -SR // 2]
+    ph = ph[: (ph.size - 1) // window * window + 1]
+    freq = np.diff(ph[::window]) * SR / (2 * np.pi * window)
+    return 1200 * np.log2(freq / hz)
+
+
+def mean_offset_cents(y: np.ndarray, hz: float) -> float:
+    """Average pitch over the signal: total phase advance / time (edges trimmed)."""
+    ph = phase_of(y, hz)
+    a, b = SR // 2, y.size - SR // 2
+    mean_hz = (ph[b] - ph[a]) / (b - a) * SR / (2 * np.pi)
+    return float(1200 * np.log2(mean_hz / hz))
+
+
+@pytest.fixture(scope="module", params=[220.0, 440.0])
+def ten_seconds(request):
+    hz = request.param
+    return hz, DrunkVoice(seed=1).process(tone(hz, 10.0))
+
+
+def test_output_has_the_input_length_and_is_float32():
+    voice = DrunkVoice(seed=3)
+    for n in (0, 1, 7, 960, 1023, 5000):
+        y = voice.process(np.zeros(n, dtype=np.float32))
+        assert y.shape == (n,) and y.dtype == np.float32
+
+
+def test_wobble_swings_pitch_by_at_least_40_cents_std(ten_seconds):
+    hz, y = ten_seconds
+    cents = pitch_track_cents(y, hz, FRAME)
+    assert cents.std() >= 40.0
+    assert np.max(np.abs(cents)) <= 200.0  # drunk, not a siren
+
+
+def test_average_pitch_stays_within_2_cents_of_the_input(ten_seconds):
+    hz, y = ten_seconds
+    assert abs(mean_offset_cents(y, hz)) <= 2.0
+
+
+def test_wobble_rate_is_between_3_and_6_hz(ten_seconds):
+    hz, y = ten_seconds
+    cents = pitch_track_cents(y, hz, 48)  # 1 kHz pitch track
+    cents -= cents.mean()
+    spectrum = np.abs(np.fft.rfft(cents * np.hanning(cents.size)))
+    freqs = np.fft.rfftfreq(cents.size, 1 / 1000)
+    band = (freqs > 0.5) & (freqs < 40)
+    peak_hz = freqs[band][np.argmax(spectrum[band])]
+    assert 3.0 <= peak_hz <= 6.0
+    # Most of the wobble's energy sits in the 3-6 Hz band.
+    wobble = (freqs >= 3) & (freqs <= 6)
+    assert np.sum(spectrum[wobble] ** 2) > 0.5 * np.sum(spectrum[band] ** 2)
+
+
+@pytest.mark.parametrize("sizes", [[960], [480], [1023], [1, 333, 2048, 960, 17]])
+def test_streaming_in_frames_equals_processing_whole(sizes):
+    x = tone(220.0, 3.0) + 0.2 * tone(1234.0, 3.0)
+    whole = DrunkVoice(seed=5).process(x)
+    parts, _ = streamed(DrunkVoice(seed=5), x, sizes)
+    assert parts.shape == whole.shape
+    assert np.max(np.abs(parts - whole)) <= 1e-5
+
+
+@pytest.mark.parametrize("size", [960, 1023])
+def test_frame_edges_show_no_jump_larger_than_inside_frames(size):
+    y, edges = streamed(DrunkVoice(seed=2), tone(440.0, 3.0), [size])
+    jumps = np.abs(np.diff(y.astype(np.float64)))  # jumps[i] = |y[i+1] - y[i]|
+    at_edges = jumps[np.array(edges) - 1]
+    inside = np.delete(jumps, np.array(edges) - 1)
+    assert at_edges.max() <= inside.max() + 1e-6
+
+
+def test_low_pass_attenuates_8khz_by_12_db_against_500hz():
+    def rms_out(hz):
+        y = DrunkVoice(seed=0).process(tone(hz, 2.0, amp=0.3))[SR // 2 :]
+        return np.sqrt(np.mean(y.astype(np.float64) ** 2))
+
+    assert 20 * np.log10(rms_out(500.0) / rms_out(8000.0)) >= 12.0
+
+
+def test_soft_clip_keeps_full_scale_input_below_one():
+    t = np.arange(2 * SR) / SR
+    square = np.sign(np.sin(2 * np.pi * 150 * t)).astype(np.float32)
+    for x in (square, tone(300.0, 2.0, amp=1.0), 4 * square):
+        y = DrunkVoice(seed=0).process(x)
+        assert np.all(np.isfinite(y)) and np.max(np.abs(y)) < 1.0
+
+
+def test_silence_stays_silent():
+    assert np.max(np.abs(DrunkVoice(seed=9).process(np.zeros(SR, dtype=np.float32)))) == 0.0
+
+
+def test_two_seeds_give_different_wobble():
+    x = tone(220.0, 4.0)
+    a = pitch_track_cents(DrunkVoice(seed=1).process(x), 220.0, FRAME)
+    b = pitch_track_cents(DrunkVoice(seed=2).process(x), 220.0, FRAME)
+    assert np.sqrt(np.mean((a - b) ** 2)) > 20.0
+
+
+def test_same_seed_reproduces_exactly():
+    x = tone(330.0, 2.0)
+    assert np.array_equal(DrunkVoice(seed=4).process(x), DrunkVoice(seed=4).process(x))
+
+
+def test_reset_starts_over_like_a_fresh_voice():
+    x = tone(330.0, 1.0)
+    voice = DrunkVoice(seed=4)
+    first = voice.process(x)
+    voice.process(tone(500.0, 0.3))
+    voice.reset()
+    assert np.array_equal(voice.process(x), first)
+
+
+def test_params_change_the_depth():
+    x = tone(220.0, 4.0)
+    shallow = DrunkParams(depth_cents=30.0, depth_wander_cents=0.0)
+    small = pitch_track_cents(DrunkVoice(seed=1, params=shallow).process(x), 220.0, FRAME)
+    big = pitch_track_cents(DrunkVoice(seed=1).process(x), 220.0, FRAME)
+    assert small.std() < 0.5 * big.std()
