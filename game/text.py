@@ -1,0 +1,331 @@
+"""Text checks of the word games: folding, clue rules and guess matching.
+
+Rules implemented (RULES.md, rules/000 §3 and §7):
+
+- A clue is 1 to 4 words and at most `MAX_CLUE_CHARS` characters. Words are
+  separated by spaces or punctuation; an apostrophe or hyphen inside a word
+  keeps it one word ("l'acqua", "arc-en-ciel"). Every emoji grapheme
+  (a whole ZWJ family, a flag, a keycap) counts as one word, so a Muto clue
+  is 1 to 4 emoji.
+- A clue may not contain the player's own word (a clue word equal to it or
+  containing it, "gattone" for "gatto") nor a word of its family (equal
+  Snowball stems of 4+ letters, or one stem being the other plus a
+  derivational ending: "gattino" for "gatto"), case and accents ignored, with the
+  stemmer of the room's language. For a secret of several words
+  ("pesce rosso") the whole phrase and each of its content words are
+  checked.
+- Muto: the clue must be emoji only. Pappagallo: the clue must repeat a word
+  of the previous clue.
+- A guess of a secret word ignores case, accents, a leading article and small
+  typos (Levenshtein distance 1 up to 5 letters, 2 above), and counts only
+  when the target is strictly closer than the other word of the pair.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+import emoji
+import snowballstemmer
+from rapidfuzz.distance import Levenshtein
+
+from game.errors import GameError
+
+MAX_CLUE_WORDS = 4
+MAX_CLUE_CHARS = 60
+
+# Folded articles stripped from the start of a guess (RULES.md).
+ARTICLES: dict[str, tuple[str, ...]] = {
+    "it": ("il", "lo", "la", "l'", "i", "gli", "le", "un", "uno", "una", "un'"),
+    "fr": ("le", "la", "l'", "les", "un", "une", "des", "du"),
+    "en": ("the", "a", "an"),
+}
+
+# Function words of a multi-word secret that are not checked on their own
+# ("pomme de terre": "de" may be said, "pomme" and "terre" may not).
+_STOPWORDS: dict[str, frozenset[str]] = {
+    "it": frozenset(
+        "il lo la l i gli le un uno una di del dello della dei degli delle d da dal dallo dalla "
+        "a al allo alla ai agli alle in nel nello nella con per su sul sulla e o".split()
+    ),
+    "fr": frozenset("le la l les un une des du de d a au aux en et ou sur pour avec dans".split()),
+    "en": frozenset("the a an of and or in on to for with at by".split()),
+}
+
+# Endings left by the Snowball stemmer on derived words (diminutives,
+# augmentatives, trades, places): "gattino" -> gatt+in, "fiorista" ->
+# fior+ist, "plagiste" -> plag+ist, "painter" -> paint+er. Only these count,
+# so "pastore" is not taken for a word of the family of "pasta".
+_DERIVATIONS: dict[str, frozenset[str]] = {
+    "it": frozenset(
+        "in on acc ucc ett ell icell olin ott ai ier ist ator itor er iol ism icin uzz".split()
+    ),
+    "fr": frozenset("on et ett ell i ier ist eur our ag er eri net ot in el".split()),
+    "en": frozenset("er ist let i ie ing y s".split()),
+}
+
+_STEMMER_NAMES = {"it": "italian", "fr": "french", "en": "english"}
+
+# Ligatures and letters that NFKD does not split but players type plainly.
+_PLAIN = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th"})
+_APOSTROPHES = str.maketrans({c: "'" for c in "’‘ʼ`´′ʹ"})
+_DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−"})
+_WORD = re.compile(r"[\w'\-]+")
+_PARTS = re.compile(r"[\w]+")
+
+
+def fold(text: str) -> str:
+    """Fold text for comparison: lower-case, accents removed, spacing tidied.
+
+    Apostrophe and dash variants become ASCII ' and -; other punctuation
+    becomes a space; whitespace is collapsed. Letters and digits are kept.
+    """
+    text = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).translate(_DASHES))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.casefold().translate(_PLAIN)
+    out = []
+    for c in text:
+        cat = unicodedata.category(c)
+        if c in "'-" or not (cat.startswith("P") or cat.startswith("Z") or cat.startswith("C")):
+            out.append(c)
+        else:
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
+def _text_words(text: str) -> list[str]:
+    """Folded words of a text without emoji; outer apostrophes/dashes trimmed."""
+    words = []
+    for token in _WORD.findall(fold(text)):
+        token = token.strip("'-")
+        # "perche'" (an accent typed as an apostrophe) is still one word.
+        if any(c.isalnum() for c in token):
+            words.append(token)
+    return words
+
+
+def _canonical_emoji(e: str) -> str:
+    # The variation selector is optional when typing; "❤" and "❤️" are the same.
+    return e.replace("\ufe0f", "")
+
+
+def clue_words(text: str) -> list[str]:
+    """The words of a clue as counted, in order: folded text words and emoji.
+
+    Each emoji grapheme is one word (kept as the emoji, without variation
+    selector); text between emoji is folded and split into words.
+    """
+    words: list[str] = []
+    pos = 0
+    for match in emoji.emoji_list(text):
+        words.extend(_text_words(text[pos : match["match_start"]]))
+        words.append(_canonical_emoji(match["emoji"]))
+        pos = match["match_end"]
+    words.extend(_text_words(text[pos:]))
+    return words
+
+
+def is_emoji_only(text: str) -> bool:
+    """True when the text holds at least one emoji and nothing but emoji and whitespace."""
+    if not emoji.emoji_list(text):
+        return False
+    rest = emoji.replace_emoji(text, "")
+    # Stray joiners / selectors / skin tones left around emoji are not text.
+    return all(
+        c.isspace() or c in "\u200d\ufe0f\ufe0e" or unicodedata.category(c) == "Sk" for c in rest
+    )
+
+
+def _clean(text: str) -> str:
+    """Remove control characters and collapse whitespace, keeping the player's spelling."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(c if c.isprintable() or c in "\u200d" else " " for c in text)
+    return " ".join(text.split())
+
+
+@cache
+def _stemmer(lang: str):
+    name = _STEMMER_NAMES.get(lang)
+    if name is None:
+        raise GameError("bad_options", f"unknown language {lang!r}", lang=lang)
+    return snowballstemmer.stemmer(name)
+
+
+def _stem(word: str, lang: str) -> str:
+    return _stemmer(lang).stemWord(word)
+
+
+def _parts(word: str) -> list[str]:
+    """Pieces of a word split at apostrophes and hyphens ("dell'acqua" -> dell, acqua)."""
+    return _PARTS.findall(word)
+
+
+def _secret_terms(secret: str, lang: str) -> list[str]:
+    """Folded words of the secret to check on their own (content words only)."""
+    words = [p for w in _text_words(secret) for p in _parts(w)]
+    if len(words) <= 1:
+        return words
+    stop = _STOPWORDS.get(lang, frozenset())
+    return [w for w in words if w not in stop] or words
+
+
+def _uses_secret(word: str, secret: str, lang: str) -> bool:
+    """A clue word (folded) equals or contains the secret, or an inflection of a short one."""
+    if emoji.is_emoji(word) or not any(c.isalnum() for c in word):
+        return False
+    secret_words = [p for w in _text_words(secret) for p in _parts(w)]
+    # "pescerosso" / "pesce-rosso" for "pesce rosso".
+    if len(secret_words) > 1 and "".join(secret_words) in "".join(_parts(word)):
+        return True
+    for term in _secret_terms(secret, lang):
+        if len(term) >= 4:
+            if term in word:
+                return True
+            continue
+        # A short secret ("tè", "sol") would be found inside unrelated words,
+        # so only the word itself or its inflection counts ("teas" for "tea").
+        for part in _parts(word):
+            if part == term or (
+                len(part) <= len(term) + 2 and _stem(part, lang) == _stem(term, lang)
+            ):
+                return True
+    return False
+
+
+def _derived(stem: str, base: str, lang: str) -> bool:
+    """`stem` is `base` (4+ letters) plus a derivational ending ("gattin" = "gatt" + "in")."""
+    return (
+        len(base) >= 4 and stem.startswith(base) and stem[len(base) :] in _DERIVATIONS.get(lang, ())
+    )
+
+
+def _same_family(word: str, secret: str, lang: str) -> bool:
+    """Equal stems of 4+ letters, or one stem is the other plus a derivational ending."""
+    if emoji.is_emoji(word):
+        return False
+    for term in _secret_terms(secret, lang):
+        root = _stem(term, lang)
+        for part in _parts(word):
+            stem = _stem(part, lang)
+            if (
+                (len(root) >= 4 and stem == root)
+                or _derived(stem, root, lang)
+                or _derived(root, stem, lang)
+            ):
+                return True
+    return False
+
+
+def _phrase_in_clue(clue: list[str], secret: str) -> bool:
+    """A multi-word secret said as a phrase ("pesce rosso" inside "un pesce rosso")."""
+    secret_words = [p for w in _text_words(secret) for p in _parts(w)]
+    if len(secret_words) < 2:
+        return False
+    clue_parts = [p for w in clue for p in _parts(w)]
+    n = len(secret_words)
+    return any(clue_parts[i : i + n] == secret_words for i in range(len(clue_parts) - n + 1))
+
+
+def _repeatable(words: list[str]) -> set[str]:
+    """Words a Pappagallo may repeat: each word, and each piece of an elided/hyphenated one."""
+    out = set(words)
+    for w in words:
+        out.update(p for p in _parts(w) if len(p) > 1)
+    return out
+
+
+def check_clue(
+    text: str,
+    secret_word: str | None,
+    lang: str,
+    *,
+    emoji_only: bool = False,
+    must_repeat_from: str | None = None,
+) -> str:
+    """Check a clue against the clue rules; return it cleaned or raise GameError.
+
+    Codes: clue_empty, clue_too_long, clue_not_emoji (Muto),
+    clue_uses_secret_word, clue_same_family, clue_must_repeat (Pappagallo).
+    With `secret_word` None (the Fantasma) only the shape checks apply.
+    """
+    _stemmer(lang)  # reject an unknown language even for a Fantasma
+    cleaned = _clean(text)
+    words = clue_words(cleaned)
+    if not words:
+        raise GameError("clue_empty", "the clue is empty")
+    if len(cleaned) > MAX_CLUE_CHARS:
+        raise GameError(
+            "clue_too_long", "the clue is too long", chars=len(cleaned), max_chars=MAX_CLUE_CHARS
+        )
+    if emoji_only and not is_emoji_only(cleaned):
+        offending = next((w for w in words if not emoji.is_emoji(w)), cleaned)
+        raise GameError("clue_not_emoji", "the clue must be emoji only", word=offending)
+    if len(words) > MAX_CLUE_WORDS:
+        raise GameError(
+            "clue_too_long", "a clue is 1 to 4 words", words=len(words), max_words=MAX_CLUE_WORDS
+        )
+    if secret_word:
+        if _phrase_in_clue(words, secret_word):
+            raise GameError(
+                "clue_uses_secret_word", "the clue says the secret word", word=secret_word
+            )
+        for word in words:
+            if _uses_secret(word, secret_word, lang):
+                raise GameError("clue_uses_secret_word", "the clue says the secret word", word=word)
+        for word in words:
+            if _same_family(word, secret_word, lang):
+                raise GameError(
+                    "clue_same_family", "the clue uses a word of the secret's family", word=word
+                )
+    if must_repeat_from is not None:
+        before = _repeatable(clue_words(must_repeat_from))
+        if before and not (_repeatable(words) & before):
+            raise GameError(
+                "clue_must_repeat",
+                "the clue must repeat a word of the previous clue",
+                previous=must_repeat_from,
+            )
+    return cleaned
+
+
+def _strip_article(folded: str, lang: str) -> str:
+    """Drop one leading article ("il gatto", "l'eau", "un'ape")."""
+    for article in sorted(ARTICLES.get(lang, ()), key=len, reverse=True):
+        if article.endswith("'"):
+            if folded.startswith(article) and len(folded) > len(article):
+                return folded[len(article) :].strip()
+            # "l' acqua": the apostrophe was trimmed off a separate word.
+            article = article[:-1]
+        if folded.startswith(article + " ") and len(folded) > len(article) + 1:
+            return folded[len(article) + 1 :]
+    return folded
+
+
+def _guess_form(text: str, lang: str) -> str:
+    return _strip_article(" ".join(_text_words(text)), lang)
+
+
+def max_typos(word: str) -> int:
+    """Edit distance tolerated for a guess: 1 up to 5 letters, 2 above."""
+    letters = sum(1 for c in word if c.isalnum())
+    return 1 if letters <= 5 else 2
+
+
+def guess_matches(guess: str, target: str, other: str | None, lang: str) -> bool:
+    """Does a guess name `target`? Case, accents, a leading article and small typos
+    are ignored; the guess counts only if `target` is strictly closer than `other`.
+    """
+    _stemmer(lang)
+    g, t = _guess_form(guess, lang), _guess_form(target, lang)
+    if not g or not t:
+        return False
+    dist = Levenshtein.distance(g, t)
+    if dist > max_typos(t):
+        return False
+    if other:
+        o = _guess_form(other, lang)
+        if o and Levenshtein.distance(g, o) <= dist:
+            return False
+    return True
