@@ -56,6 +56,22 @@ class DrunkParams:
     # tremolo can never push a sample to full scale (|y| < 1 even on 0 dBFS input).
     clip_ceiling: float = 0.95
 
+    def __post_init__(self) -> None:
+        if self.lfo_rate_hz - self.lfo_rate_wander_hz <= 0 or self.lfo_rate_wander_hz < 0:
+            raise ValueError("the wobble rate must stay above 0 Hz")
+        if self.depth_cents < 0 or self.depth_wander_cents < 0:
+            raise ValueError("depths are magnitudes (>= 0)")
+        if self.wander_interval_s <= 0:
+            raise ValueError("wander_interval_s must be > 0")
+        if not 0 <= self.echo_feedback < 1:
+            raise ValueError("echo_feedback must be in [0, 1) or the echo never dies")
+        if not 0 < self.echo_min_ms <= self.echo_max_ms:
+            raise ValueError("need 0 < echo_min_ms <= echo_max_ms")
+        if not 0 <= self.tremolo_depth <= 1 or self.tremolo_hz <= 0:
+            raise ValueError("tremolo_depth in [0, 1] and tremolo_hz > 0")
+        if not 0 < self.clip_ceiling <= 1:
+            raise ValueError("clip_ceiling must be in (0, 1]")
+
 
 _U64 = np.uint64
 _MASK53 = float(1 << 53)
@@ -74,22 +90,26 @@ def _hash_uniform(seed: int, stream: int, index: np.ndarray) -> np.ndarray:
     return (z >> _U64(11)).astype(np.float64) / _MASK53 * 2.0 - 1.0
 
 
-def _wander(seed: int, stream: int, n: np.ndarray, interval: float) -> np.ndarray:
-    """A smooth random wander in [-1, 1] at absolute sample indices n.
+def _wander(seed: int, streams: tuple[int, ...], n: np.ndarray, interval: float) -> list[np.ndarray]:
+    """Smooth random wanders in [-1, 1] at absolute sample indices n, one per stream.
 
     Random values sit on knots every `interval` samples and are joined by a
-    smoothstep, so the curve is continuous with a continuous slope.
+    smoothstep, so each curve is continuous with a continuous slope.
     """
     pos = n / interval
     k = np.floor(pos)
     t = pos - k
+    s = t * t * (3.0 - 2.0 * t)
     k0 = k.astype(np.int64)
     lo = int(k0[0])
-    knots = _hash_uniform(seed, stream, np.arange(lo, int(k0[-1]) + 2, dtype=np.int64))
-    a = knots[k0 - lo]
-    b = knots[k0 - lo + 1]
-    s = t * t * (3.0 - 2.0 * t)
-    return a + (b - a) * s
+    idx = k0 - lo
+    knot_ids = np.arange(lo, int(k0[-1]) + 2, dtype=np.int64)
+    out = []
+    for stream in streams:
+        knots = _hash_uniform(seed, stream, knot_ids)
+        a = knots[idx]
+        out.append(a + (knots[idx + 1] - a) * s)
+    return out
 
 
 def _lagrange4(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -115,6 +135,8 @@ class DrunkVoice:
         self.params = params or DrunkParams()
         self.sample_rate = int(sample_rate)
         p, sr = self.params, self.sample_rate
+        if not 0 < p.lowpass_hz < sr / 2:
+            raise ValueError("lowpass_hz must be below the Nyquist frequency")
 
         # Largest delay swing the wander can ask for (deepest cents at slowest rate).
         rate_min = max(p.lfo_rate_hz - p.lfo_rate_wander_hz, 0.5)
@@ -130,7 +152,9 @@ class DrunkVoice:
         echo_ms = p.echo_min_ms + (u + 1.0) / 2.0 * (p.echo_max_ms - p.echo_min_ms)
         self._echo_delay = max(1, int(round(echo_ms * sr / 1000.0)))
 
-        self._sos = signal.butter(p.lowpass_order, p.lowpass_hz, fs=sr, output="sos")
+        # Transfer-function form: at this low order it is well conditioned, and
+        # lfilter costs far less per 20 ms call than sosfilt's wrapper.
+        self._lp_b, self._lp_a = signal.butter(p.lowpass_order, p.lowpass_hz, fs=sr)
         self._tremolo_phase0 = (float(_hash_uniform(self.seed, 4, np.zeros(1, np.int64))[0]) + 1.0) * math.pi
         self.reset()
 
@@ -139,7 +163,7 @@ class DrunkVoice:
         self._n = 0  # absolute index of the next input sample
         self._history = np.zeros(self._history_len)
         self._lfo_phase = (float(_hash_uniform(self.seed, 2, np.zeros(1, np.int64))[0]) + 1.0) * math.pi
-        self._lp_zi = np.zeros((self._sos.shape[0], 2))
+        self._lp_zi = np.zeros(max(len(self._lp_a), len(self._lp_b)) - 1)
         self._echo_tail = np.zeros(self._echo_delay)
 
     def process(self, frame: np.ndarray) -> np.ndarray:
@@ -148,9 +172,12 @@ class DrunkVoice:
         count = x.size
         if count == 0:
             return np.zeros(0, dtype=np.float32)
+        if not np.isfinite(x).all():
+            # A NaN would live forever in the filter and echo state: drop it here.
+            x = np.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0)
         n = np.arange(self._n, self._n + count, dtype=np.float64)
         y = self._wobble(x, n)
-        y, self._lp_zi = signal.sosfilt(self._sos, y, zi=self._lp_zi)
+        y, self._lp_zi = signal.lfilter(self._lp_b, self._lp_a, y, zi=self._lp_zi)
         y = self._echo(y)
         y = y * self._tremolo(n)
         c = self.params.clip_ceiling
@@ -161,8 +188,9 @@ class DrunkVoice:
     def _wobble(self, x: np.ndarray, n: np.ndarray) -> np.ndarray:
         """Vibrato by a modulated delay: pitch ratio = 1 - d(delay)/dt, average exactly 1."""
         p, sr = self.params, self.sample_rate
-        rate = p.lfo_rate_hz + p.lfo_rate_wander_hz * _wander(self.seed, 0, n, self._wander_interval)
-        cents = p.depth_cents + p.depth_wander_cents * _wander(self.seed, 1, n, self._wander_interval)
+        rate_u, depth_u = _wander(self.seed, (0, 1), n, self._wander_interval)
+        rate = p.lfo_rate_hz + p.lfo_rate_wander_hz * rate_u
+        cents = p.depth_cents + p.depth_wander_cents * depth_u
         # Phase integrates the wandering rate, so it stays continuous when the rate moves.
         step = 2.0 * math.pi * rate / sr
         end = np.cumsum(step)

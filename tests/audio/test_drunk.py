@@ -153,3 +153,26 @@ def test_params_change_the_depth():
     small = pitch_track_cents(DrunkVoice(seed=1, params=shallow).process(x), 220.0, FRAME)
     big = pitch_track_cents(DrunkVoice(seed=1).process(x), 220.0, FRAME)
     assert small.std() < 0.5 * big.std()
+
+
+def test_a_nan_frame_does_not_poison_the_voice():
+    voice = DrunkVoice(seed=1)
+    bad = tone(220.0, 0.02)
+    bad[100] = np.nan
+    voice.process(bad)
+    after = voice.process(tone(220.0, 1.0))
+    assert np.all(np.isfinite(after)) and np.max(np.abs(after)) > 0.1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"lfo_rate_hz": 1.0, "lfo_rate_wander_hz": 1.0},
+        {"echo_feedback": 1.0},
+        {"clip_ceiling": 1.5},
+        {"echo_min_ms": 90.0, "echo_max_ms": 60.0},
+    ],
+)
+def test_params_that_would_break_the_effect_are_refused(bad):
+    with pytest.raises(ValueError):
+        DrunkParams(**bad)
