@@ -1,1 +1,32 @@
-"""Pure, deterministic game core. See docs/architecture.md."""
+"""Pure, deterministic game core. See docs/architecture.md.
+
+The undercover engine (`game/undercover.py`) plays Intruso, Infiltré and
+Sosia, three presets (`game/presets.py`). Everything here is a function of
+its arguments: time comes in as `now`, randomness from the seeded generator
+held in the state.
+"""
+
+from .errors import GameError
+from .policy import AudioPolicy, audio_policy
+from .presets import PRESETS, default_options, validate_options
+from .replay import replay
+from .state import GameState, state_bytes
+from .undercover import apply, new_game, next_deadline, tick
+from .views import view
+
+__all__ = [
+    "GameError",
+    "GameState",
+    "PRESETS",
+    "default_options",
+    "validate_options",
+    "new_game",
+    "apply",
+    "tick",
+    "next_deadline",
+    "view",
+    "audio_policy",
+    "replay",
+    "state_bytes",
+    "AudioPolicy",
+]

@@ -1,0 +1,250 @@
+"""Presets of the undercover engine as data, their options and the balance tables.
+
+Intruso (000), Infiltré (001) and Sosia (002's variant) differ only in the
+fields of `Preset`; the engine in `game/undercover.py` reads them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import GameError
+from .state import POWERS
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 16
+
+# Auto-balance by player count: (intrusi, fantasmi). Civili always outnumber the two together.
+BALANCE: dict[int, tuple[int, int]] = {
+    3: (1, 0),
+    4: (1, 0),
+    5: (1, 1),
+    6: (1, 1),
+    7: (2, 1),
+    8: (2, 1),
+    9: (3, 1),
+    10: (3, 1),
+    11: (3, 2),
+    12: (3, 2),
+    13: (4, 2),
+    14: (4, 2),
+    15: (4, 2),
+    16: (4, 2),
+}
+
+# Power cards dealt when powers are "auto" (Gemelli count as one card for two players).
+POWER_COUNT: dict[int, int] = {
+    3: 1, 4: 1, 5: 2, 6: 2, 7: 3, 8: 3, 9: 4, 10: 4,
+    11: 5, 12: 5, 13: 6, 14: 6, 15: 7, 16: 7,
+}  # fmt: skip
+
+TIMER_KEYS = ("powers", "clue", "debate", "vote", "guess", "pick")
+TIMER_MIN, TIMER_MAX = 5, 1800
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What makes Intruso, Infiltré or Sosia: data read by the one undercover engine."""
+
+    name: str
+    engine: str
+    lang: str
+    max_intrusi: int
+    max_fantasmi: int
+    default_fantasmi: Any  # "auto" or an int
+    default_powers: Any  # "auto" or a list
+    powers_allowed: bool
+    # "one_civile": infiltrators win when exactly one Civile is left (000 §6);
+    # "parity": when they are as many as the Civili still in play (001, 002).
+    infiltrators_win: str
+    # After the revote: "judge" (Giudice if alive, else nobody), "random" (001), "nobody" (002).
+    second_tie: str
+    # True: a correct guess by the Fantasma/Amnésique makes the whole camp win (001).
+    guess_wins_camp: bool
+    # True: too many infiltrators for the table are removed, never the Fantasma (001).
+    shrink_intrusi: bool
+
+
+PRESETS: dict[str, Preset] = {
+    "intruso": Preset(
+        name="intruso", engine="undercover", lang="it", max_intrusi=4, max_fantasmi=2,
+        default_fantasmi="auto", default_powers="auto", powers_allowed=True,
+        infiltrators_win="one_civile", second_tie="judge", guess_wins_camp=False,
+        shrink_intrusi=False,
+    ),
+    "infiltre": Preset(
+        name="infiltre", engine="undercover", lang="fr", max_intrusi=4, max_fantasmi=1,
+        default_fantasmi=0, default_powers=[], powers_allowed=True,
+        infiltrators_win="parity", second_tie="random", guess_wins_camp=True,
+        shrink_intrusi=True,
+    ),
+    "sosia": Preset(
+        name="sosia", engine="undercover", lang="it", max_intrusi=4, max_fantasmi=0,
+        default_fantasmi=0, default_powers=[], powers_allowed=True,
+        infiltrators_win="parity", second_tie="nobody", guess_wins_camp=False,
+        shrink_intrusi=False,
+    ),
+}  # fmt: skip
+
+DEFAULT_TIMERS = {"powers": 30, "clue": 45, "debate": 180, "vote": 60, "guess": 45, "pick": 30}
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called `name`, or GameError `bad_options`."""
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise GameError("bad_options", f"unknown preset {name!r}", field="preset") from None
+
+
+def default_options(preset: str) -> dict[str, Any]:
+    """The options a new room starts with for `preset` (JSON-able)."""
+    p = get_preset(preset)
+    return {
+        "lang": p.lang,
+        "categories": None,
+        "intrusi": "auto",
+        "fantasmi": copy.deepcopy(p.default_fantasmi),
+        "powers": copy.deepcopy(p.default_powers),
+        "timers": dict(DEFAULT_TIMERS),
+        "eliminated_speak": False,
+    }
+
+
+def _bad(field: str, message: str) -> GameError:
+    return GameError("bad_options", message, field=field)
+
+
+def _count(value: Any, field: str, maximum: int) -> Any:
+    if value == "auto":
+        return "auto"
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= maximum:
+        raise _bad(field, f"{field} must be 'auto' or an integer from 0 to {maximum}")
+    return value
+
+
+def validate_options(preset: str, options: dict[str, Any] | None, n_players: int) -> dict[str, Any]:
+    """Check and normalise `options` for `preset` at a table of `n_players`.
+
+    Missing keys take the preset's defaults. Shape errors raise `bad_options`
+    (with `detail.field`); a table over 16 raises `too_many_players`; with 3 or
+    more players the counts must fit the table (`too_many_infiltrators`,
+    `no_infiltrators`, `too_many_powers`). Under 3 players (a lobby still
+    filling) only the shape is checked: `new_game` refuses `too_few_players`.
+    """
+    p = get_preset(preset)
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise _bad("options", "options must be an object")
+    known = set(default_options(preset))
+    unknown = set(options) - known
+    if unknown:
+        raise _bad(sorted(unknown)[0], f"unknown option {sorted(unknown)[0]!r}")
+    out = default_options(preset)
+    out.update(copy.deepcopy(options))
+
+    from . import words  # the word data is another module's job; imported lazily
+
+    if out["lang"] not in words.LANGS:
+        raise _bad("lang", f"lang must be one of {', '.join(words.LANGS)}")
+    cats = out["categories"]
+    if cats is not None:
+        if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
+            raise _bad("categories", "categories must be null or a list of category ids")
+        available = set(words.categories(out["lang"]))
+        missing = [c for c in cats if c not in available]
+        if missing or not cats:
+            raise _bad("categories", f"unknown categories: {missing}" if missing else "no category")
+        out["categories"] = sorted(set(cats))
+    out["intrusi"] = _count(out["intrusi"], "intrusi", p.max_intrusi)
+    out["fantasmi"] = _count(out["fantasmi"], "fantasmi", p.max_fantasmi)
+
+    powers = out["powers"]
+    if powers != "auto":
+        if not isinstance(powers, list) or not all(isinstance(x, str) for x in powers):
+            raise _bad("powers", "powers must be 'auto' or a list of power names")
+        bad = [x for x in powers if x not in POWERS]
+        if bad:
+            raise _bad("powers", f"unknown power {bad[0]!r}")
+        if len(set(powers)) != len(powers):
+            raise _bad("powers", "each power at most once")
+        if powers and not p.powers_allowed:
+            raise _bad("powers", "this preset has no powers")
+        out["powers"] = [x for x in POWERS if x in powers]  # canonical order
+
+    timers = out["timers"]
+    if not isinstance(timers, dict):
+        raise _bad("timers", "timers must be an object")
+    merged = dict(DEFAULT_TIMERS)
+    for key, value in timers.items():
+        if key not in TIMER_KEYS:
+            raise _bad("timers", f"unknown timer {key!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _bad("timers", f"timer {key} must be a number of seconds")
+        if not TIMER_MIN <= value <= TIMER_MAX:
+            raise _bad("timers", f"timer {key} must be {TIMER_MIN}..{TIMER_MAX} seconds")
+        merged[key] = value
+    out["timers"] = merged
+    if not isinstance(out["eliminated_speak"], bool):
+        raise _bad("eliminated_speak", "eliminated_speak must be true or false")
+
+    if n_players > MAX_PLAYERS:
+        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+    if n_players >= MIN_PLAYERS:
+        intrusi, fantasmi = team_counts(p, out, n_players)
+        n_powers = power_cards(out, n_players)
+        if out["powers"] != "auto" and len(n_powers) + ("gemelli" in n_powers) > n_players:
+            raise GameError("too_many_powers", "more power cards than players", n=n_players)
+        del intrusi, fantasmi
+    return out
+
+
+def team_counts(p: Preset, options: dict[str, Any], n: int) -> tuple[int, int]:
+    """(intrusi, fantasmi) for this table; raises when the host's counts cannot fit.
+
+    Civili must outnumber intrusi + fantasmi. With "auto" the table above is
+    used and trimmed to fit; Infiltré removes Infiltrés (never the Amnésique).
+    """
+    t_intrusi, t_fantasmi = BALANCE[n]
+    if p.max_fantasmi == 0:
+        # Sosia: the Fantasma's share of the table goes to the intruders.
+        t_intrusi, t_fantasmi = min(p.max_intrusi, t_intrusi + t_fantasmi), 0
+    fantasmi = options["fantasmi"]
+    intrusi = options["intrusi"]
+    fantasmi = min(t_fantasmi, p.max_fantasmi) if fantasmi == "auto" else fantasmi
+    most = (n - 1) // 2  # largest infiltrator total with Civili still outnumbering them
+    if fantasmi > most:
+        raise GameError(
+            "too_many_infiltrators", "too many Fantasmi for this table", most=most, n=n
+        )
+    if intrusi == "auto":
+        intrusi = min(t_intrusi, most - fantasmi)
+    elif intrusi + fantasmi > most:
+        if p.shrink_intrusi:
+            intrusi = most - fantasmi  # the Amnésique takes the Infiltré's place
+        else:
+            raise GameError(
+                "too_many_infiltrators",
+                "Civili must outnumber the infiltrators",
+                most=most,
+                n=n,
+            )
+    if intrusi + fantasmi == 0:
+        if options["intrusi"] == "auto":
+            intrusi = 1
+        else:
+            raise GameError("no_infiltrators", "at least one Intruso or Fantasma")
+    return intrusi, fantasmi
+
+
+def power_cards(options: dict[str, Any], n: int, rng: Any = None) -> list[str]:
+    """The power cards of the game: the host's list, or `POWER_COUNT[n]` drawn at random."""
+    powers = options["powers"]
+    if powers != "auto":
+        return list(powers)
+    if rng is None:
+        return ["?"] * POWER_COUNT[n]
+    return sorted(rng.sample(list(POWERS), POWER_COUNT[n]), key=POWERS.index)

@@ -1,0 +1,144 @@
+"""The whole state of an undercover game as plain dataclasses.
+
+Everything a game is lives here: players in seat order, their roles, words and
+powers, the phase and its deadline, the clue board, the ballots, the
+eliminations, the chained effects still to resolve, and the one seeded random
+generator. `state_bytes` turns it into canonical bytes so two games can be
+compared byte for byte (replays).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
+
+CIVILE = "civile"
+INTRUSO = "intruso"
+FANTASMA = "fantasma"
+ROLES = (CIVILE, INTRUSO, FANTASMA)
+
+POWERS = (
+    "muto",
+    "pappagallo",
+    "buffone",
+    "gemelli",
+    "vendicatore",
+    "giudice",
+    "spia",
+    "cupido",
+    "ubriacone",
+    "sabotatore",
+)
+
+PHASES = ("powers", "clues", "debate", "vote", "revote", "judge", "avenge", "guess", "over")
+
+
+@dataclass
+class Player:
+    """One seat. `role` is the player's current team: it follows the word (Sabotatore)."""
+
+    id: str
+    name: str
+    role: str = CIVILE
+    word: str | None = None
+    power: str | None = None
+    alive: bool = True
+    revealed_role: str | None = None
+    # Private facts this player was shown: {"player": id | None, "fact": str}.
+    known: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Clue:
+    """One entry of the clue board; a timed-out turn is kept as `skipped`."""
+
+    round: int
+    player: str
+    text: str
+    skipped: bool = False
+
+
+@dataclass
+class Elimination:
+    """A player out of the game; `role` is what was revealed (never the word)."""
+
+    player: str
+    role: str
+    round: int
+    cause: str  # vote | cupid | avenger
+    session: int  # which vote session (1 = the very first vote of the game)
+
+
+@dataclass
+class GameState:
+    """An undercover game (Intruso, Infiltré, Sosia)."""
+
+    preset: str
+    options: dict[str, Any]
+    seed: int
+    players: list[Player]
+    rng: random.Random
+    game: str = "undercover"
+    word_civili: str = ""
+    word_intrusi: str = ""
+    category: str = ""
+    phase: str = "powers"
+    round: int = 0
+    phase_started: float = 0.0
+    deadline: float | None = None
+    order: list[str] = field(default_factory=list)
+    turn_index: int = 0
+    clues: list[Clue] = field(default_factory=list)
+    ready: list[str] = field(default_factory=list)
+    votes: dict[str, str] = field(default_factory=dict)
+    candidates: list[str] = field(default_factory=list)
+    vote_session: int = 0  # ballots sessions opened so far (vote + its revote/judge)
+    last_tally: dict[str, int] | None = None  # counts of the last closed ballot (public)
+    eliminations: list[Elimination] = field(default_factory=list)
+    # Chained effects still to resolve, in order: {"do": "eliminate"|"guess"|"avenge"|"check", ...}
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    acting: str | None = None  # who must act in judge / avenge / guess
+    powers_waiting: list[str] = field(default_factory=list)  # start choices still open
+    cupid: list[str] = field(default_factory=list)  # [cupido, bound] once bound
+    drunk: list[str] = field(default_factory=list)  # the Ubriacone's two victims
+    swap_used: bool = False
+    outcome: str | None = None  # civili | infiltrati | fantasma | buffone
+    winners: list[str] = field(default_factory=list)
+    guesses: list[dict[str, Any]] = field(default_factory=list)
+
+    def player(self, pid: str) -> Player:
+        """The player with id `pid` (KeyError if absent)."""
+        for p in self.players:
+            if p.id == pid:
+                return p
+        raise KeyError(pid)
+
+    def has(self, pid: str) -> bool:
+        return any(p.id == pid for p in self.players)
+
+    def living(self) -> list[Player]:
+        return [p for p in self.players if p.alive]
+
+    def living_ids(self) -> list[str]:
+        return [p.id for p in self.players if p.alive]
+
+
+def to_data(obj: Any) -> Any:
+    """A JSON-able copy of a state (dataclasses, lists, dicts; the RNG as its state)."""
+    if isinstance(obj, random.Random):
+        version, internal, gauss = obj.getstate()
+        return {"rng": [version, list(internal), gauss]}
+    if is_dataclass(obj):
+        return {f.name: to_data(getattr(obj, f.name)) for f in fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_data(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_data(v) for v in obj]
+    return obj
+
+
+def state_bytes(state: GameState) -> bytes:
+    """Canonical bytes of the whole state, RNG included: equal bytes, equal games."""
+    return json.dumps(to_data(state), sort_keys=True, separators=(",", ":")).encode("utf-8")

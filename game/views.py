@@ -1,0 +1,120 @@
+"""What one player may know: `view(state, pid)` is the only way state leaves the core.
+
+Secrets (words, roles, powers, who voted whom) are removed here and nowhere
+else. A player sees their own word and power, the facts they were shown
+(`me.known`), their own vote, the roles the rules revealed, and who has voted
+(never for whom). The tally of a ballot is shown once it is closed. At
+`over`, `result` reveals everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .policy import audio_policy
+from .state import FANTASMA, GameState
+from .undercover import allowed_actions
+
+
+def view(state: GameState, pid: str) -> dict[str, Any]:
+    """The JSON-able view of `state` for player `pid` (docs/contracts.md shape)."""
+    s = state
+    me = s.player(pid)
+    policy = audio_policy(s)
+    whisper_to = policy.whisper.get(pid, frozenset())
+    voting = s.phase in ("vote", "revote")
+    players = [
+        {
+            "id": pl.id,
+            "name": pl.name,
+            "alive": pl.alive,
+            "revealed_role": pl.revealed_role,
+            "ready": pl.id in s.ready if s.phase == "debate" else False,
+            "voted": pl.id in s.votes if voting else False,
+            "whisper_ok": pl.id in whisper_to,
+        }
+        for pl in s.players
+    ]
+    # Eliminated players learn no new secret: their facts stop where they died.
+    role = me.role if me.role == FANTASMA else None
+    out: dict[str, Any] = {
+        "game": s.game,
+        "preset": s.preset,
+        "lang": s.options["lang"],
+        "phase": s.phase,
+        "round": s.round,
+        "phase_started": s.phase_started,
+        "deadline": s.deadline,
+        "turn": s.order[s.turn_index] if s.phase == "clues" else None,
+        "order": list(s.order),
+        "players": players,
+        "candidates": _candidates(s, pid),
+        "clues": [
+            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped}
+            for c in s.clues
+        ],
+        "eliminations": [
+            {"player": e.player, "role": e.role, "round": e.round, "cause": e.cause}
+            for e in s.eliminations
+        ],
+        "me": {
+            "id": pid,
+            "alive": me.alive,
+            "word": me.word,
+            "role": role,
+            "power": me.power,
+            "known": [dict(k) for k in me.known],
+            "vote": s.votes.get(pid) if voting else None,
+            "can": allowed_actions(s, pid),
+            "muted": policy.muted.get(pid),
+            "drunk": pid in policy.drunk,
+        },
+        "acting": s.acting if s.phase in ("judge", "avenge", "guess") else None,
+        "vote_counts": dict(s.last_tally) if s.last_tally is not None and not voting else None,
+        "result": _result(s) if s.phase == "over" else None,
+    }
+    return out
+
+
+def _candidates(s: GameState, pid: str) -> list[str]:
+    if s.phase in ("vote", "revote"):
+        return list(s.candidates)
+    if s.phase == "judge":
+        return list(s.candidates)  # the tied players are public; the choice is secret
+    if s.phase == "avenge" and s.acting == pid:
+        return list(s.candidates)
+    return []
+
+
+def _result(s: GameState) -> dict[str, Any]:
+    """Everything, at the end: roles, words, powers, both words side by side, winners."""
+    sides: dict[str, list[str]] = {"civili": [], "infiltrati": []}
+    for pl in s.players:
+        sides["civili" if pl.role == "civile" else "infiltrati"].append(pl.id)
+    return {
+        "outcome": s.outcome,
+        "winners": list(s.winners),
+        "sides": sides,
+        "words": {"civili": s.word_civili, "intrusi": s.word_intrusi},
+        "category": s.category,
+        "players": [
+            {
+                "id": pl.id,
+                "name": pl.name,
+                "role": pl.role,
+                "word": pl.word,
+                "power": pl.power,
+                "alive": pl.alive,
+                "won": pl.id in s.winners,
+            }
+            for pl in s.players
+        ],
+        "cupid": list(s.cupid),
+        "drunk": list(s.drunk),
+        "guesses": [dict(g) for g in s.guesses],
+        "clues": [
+            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped}
+            for c in s.clues
+        ],
+        "rounds": s.round,
+    }
