@@ -1,0 +1,299 @@
+"""One aiortc peer connection per player: SDP checks, the mic reader and the mix track.
+
+The voice loop (server/voice.py) owns the mixer; this module only moves audio
+between the network and it:
+
+- inbound: aiortc decodes the player's Opus to `av.AudioFrame` (s16, 48 kHz,
+  packed stereo); a task per peer turns each frame into float32 mono and
+  calls `on_pcm(pid, pcm)`;
+- outbound: one `MixTrack` per player whose `recv()` returns Opus payloads
+  already encoded by the voice loop, wrapped in `av.Packet`s that aiortc's
+  sender only packetises (see `RTCRtpSender._next_encoded_frame`).
+
+Hostile input stops here: an offer is checked line by line before aiortc
+parses it, and anything aiortc raises while negotiating becomes a
+`VoiceError`, so a bad offer never reaches the room's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import av
+import numpy as np
+from aiortc import (
+    RTCConfiguration,
+    RTCIceServer,
+    RTCPeerConnection,
+    RTCRtpCodecCapability,
+    RTCSessionDescription,
+)
+from aiortc.jitterbuffer import JitterBuffer
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+
+from server.opus import FRAME, SAMPLE_RATE, frame_to_mono, make_packet
+
+log = logging.getLogger(__name__)
+
+MAX_SDP_BYTES = 20_000
+MAX_SDP_LINES = 400
+MAX_LINE = 2048
+MAX_CANDIDATES = 40
+NEGOTIATION_TIMEOUT = 10.0
+# Frames aiortc's audio jitter buffer holds back before decoding. Its default
+# (4) adds 80 ms per hop; on a LAN 1 is enough (the packet after a frame is
+# what tells the buffer that the frame is complete).
+JITTER_PREFETCH = 1
+
+OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
+_LINE = re.compile(r"^[vosiuepcbtrzkam]=[\x20-\x7e]*$")
+_MLINE = re.compile(r"^m=(\w+) \d+ [A-Za-z/]+( \w+)+$")
+_RTPMAP = re.compile(r"^a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?$")
+
+
+class VoiceError(Exception):
+    """A voice request refused; `code` is stable and snake_case for the client."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(message or code)
+        self.code = code
+
+
+def validate_offer(sdp: str) -> None:
+    """Refuse an offer aiortc should never see: too large, malformed, not one Opus audio line.
+
+    Raises VoiceError("sdp_too_large" | "bad_sdp" | "no_audio").
+    """
+    if not isinstance(sdp, str):
+        raise VoiceError("bad_sdp", "sdp must be a string")
+    if len(sdp.encode("utf-8", "replace")) > MAX_SDP_BYTES:
+        raise VoiceError("sdp_too_large", f"offer larger than {MAX_SDP_BYTES} bytes")
+    lines = [ln for ln in sdp.replace("\r\n", "\n").split("\n") if ln]
+    if not lines or lines[0] != "v=0":
+        raise VoiceError("bad_sdp", "offer must start with v=0")
+    if len(lines) > MAX_SDP_LINES:
+        raise VoiceError("bad_sdp", "too many lines")
+    mlines: list[str] = []
+    opus_pts: set[str] = set()
+    candidates = 0
+    has_ufrag = has_pwd = has_fp = False
+    for ln in lines:
+        if len(ln) > MAX_LINE or not _LINE.match(ln):
+            raise VoiceError("bad_sdp", "malformed line")
+        if ln.startswith("m="):
+            if not _MLINE.match(ln):
+                raise VoiceError("bad_sdp", "malformed m-line")
+            mlines.append(ln)
+        elif ln.startswith("a=rtpmap:"):
+            m = _RTPMAP.match(ln)
+            if not m:
+                raise VoiceError("bad_sdp", "malformed rtpmap")
+            if m.group(2).lower() == "opus" and m.group(3) == "48000" and len(mlines) == 1:
+                opus_pts.add(m.group(1))
+        elif ln.startswith("a=candidate:"):
+            candidates += 1
+        elif ln.startswith("a=ice-ufrag:"):
+            has_ufrag = True
+        elif ln.startswith("a=ice-pwd:"):
+            has_pwd = True
+        elif ln.startswith("a=fingerprint:"):
+            has_fp = True
+    audio = [m for m in mlines if m.startswith("m=audio ")]
+    if len(mlines) != 1 or len(audio) != 1:
+        raise VoiceError("no_audio", "exactly one audio m-line is required")
+    offered = set(audio[0].split()[3:])
+    if not opus_pts & offered:
+        raise VoiceError("no_audio", "opus/48000 must be offered")
+    if candidates > MAX_CANDIDATES:
+        raise VoiceError("bad_sdp", "too many candidates")
+    if not (has_ufrag and has_pwd and has_fp):
+        raise VoiceError("bad_sdp", "ICE credentials and DTLS fingerprint are required")
+    try:
+        from aiortc.sdp import SessionDescription
+
+        SessionDescription.parse(sdp)
+    except Exception as exc:  # aiortc's parser raises anything from ValueError to KeyError
+        raise VoiceError("bad_sdp", f"unparsable offer: {type(exc).__name__}") from None
+
+
+def rtc_configuration(ice_servers: list[dict] | None) -> RTCConfiguration:
+    """RTCConfiguration from [{urls, username?, credential?}]; empty by default.
+
+    aiortc falls back to a public STUN server when given none; the default here
+    is an explicit empty list because host candidates are enough on a LAN and a
+    STUN server out of reach would only delay gathering.
+    """
+    servers = [
+        RTCIceServer(urls=s["urls"], username=s.get("username"), credential=s.get("credential"))
+        for s in (ice_servers or [])
+    ]
+    return RTCConfiguration(iceServers=servers)
+
+
+def shorten_jitter(receiver, prefetch: int = JITTER_PREFETCH) -> bool:
+    """Swap aiortc's audio jitter buffer for one with a smaller prefetch.
+
+    aiortc exposes no setting for it; the attribute is private (name-mangled)
+    so this checks it exists and leaves the default in place otherwise.
+    """
+    name = "_RTCRtpReceiver__jitter_buffer"
+    if isinstance(getattr(receiver, name, None), JitterBuffer):
+        setattr(receiver, name, JitterBuffer(capacity=16, prefetch=prefetch))
+        return True
+    return False
+
+
+class MixTrack(MediaStreamTrack):
+    """Outbound audio of one listener: pre-encoded Opus payloads, paced by the voice loop.
+
+    `push(payload, tick)` is called once per 20 ms tick; `recv()` (called by
+    aiortc's sender) returns them as `av.Packet`s whose pts counts ticks since
+    the track's first one, so a dropped packet leaves a gap in RTP time
+    rather than shifting what follows.
+    """
+
+    kind = "audio"
+
+    def __init__(self, maxlen: int = 5) -> None:
+        super().__init__()
+        self._queue: collections.deque[tuple[bytes, int]] = collections.deque()
+        self._maxlen = maxlen
+        self._ready = asyncio.Event()
+        self._first_tick: int | None = None
+        self.sent = 0
+        self.dropped = 0
+
+    def push(self, payload: bytes, tick: int) -> None:
+        """Queue one payload; if the sender has stalled, the oldest goes (bounded latency)."""
+        if self.readyState != "live":
+            return
+        if self._first_tick is None:
+            self._first_tick = tick
+        if len(self._queue) >= self._maxlen:
+            self._queue.popleft()
+            self.dropped += 1
+        self._queue.append((payload, tick))
+        self._ready.set()
+
+    async def recv(self) -> av.Packet:
+        while not self._queue:
+            if self.readyState != "live":
+                raise MediaStreamError
+            self._ready.clear()
+            await self._ready.wait()
+        payload, tick = self._queue.popleft()
+        self.sent += 1
+        return make_packet(payload, (tick - self._first_tick) * FRAME)
+
+    def stop(self) -> None:
+        super().stop()
+        self._ready.set()  # wake a pending recv so it raises MediaStreamError
+
+
+@dataclass
+class Peer:
+    """One player's connection: the aiortc peer, its outbound track and the mic reader."""
+
+    pid: str
+    pc: RTCPeerConnection
+    track: MixTrack
+    reader: asyncio.Task | None = None
+    frames_in: int = 0
+    resampled: int = 0
+    closed: bool = False
+    tasks: list[asyncio.Task] = field(default_factory=list)
+
+    async def close(self) -> None:
+        """Stop the reader and close the connection; safe to call twice."""
+        if self.closed:
+            return
+        self.closed = True
+        self.track.stop()
+        if self.reader is not None:
+            self.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.reader
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.pc.close(), 5)
+
+
+async def open_peer(
+    pid: str,
+    offer_sdp: str,
+    *,
+    ice_servers: list[dict] | None,
+    on_pcm: Callable[[str, np.ndarray], None],
+    on_closed: Callable[[str, Peer], None] | None = None,
+) -> tuple[Peer, str]:
+    """Answer `offer_sdp` for `pid`; returns the peer and the answer SDP.
+
+    The offer is validated first; every failure closes the half-built
+    connection and raises VoiceError, so nothing leaks into the room.
+    """
+    validate_offer(offer_sdp)
+    pc = RTCPeerConnection(rtc_configuration(ice_servers))
+    track = MixTrack()
+    peer = Peer(pid=pid, pc=pc, track=track)
+    try:
+        # The transceiver exists before the offer is applied so that only Opus
+        # is negotiated (preferences are read in setRemoteDescription).
+        transceiver = pc.addTransceiver(track, direction="sendrecv")
+        transceiver.setCodecPreferences([OPUS])
+        shorten_jitter(transceiver.receiver)
+
+        @pc.on("track")
+        def _on_track(remote: MediaStreamTrack) -> None:
+            if remote.kind == "audio" and peer.reader is None:
+                peer.reader = asyncio.ensure_future(_read_mic(peer, remote, on_pcm))
+
+        @pc.on("connectionstatechange")
+        async def _on_state() -> None:
+            if pc.connectionState in ("failed", "closed") and on_closed is not None:
+                on_closed(pid, peer)
+
+        async def negotiate() -> str:
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=offer_sdp, type="offer"))
+            if not transceiver.currentDirection and transceiver.mid is None:
+                raise VoiceError("no_audio", "the offer's audio line was not accepted")
+            answer = await pc.createAnswer()
+            await pc.setLocalDescription(answer)
+            return pc.localDescription.sdp
+
+        answer_sdp = await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT)
+    except VoiceError:
+        await peer.close()
+        raise
+    except Exception as exc:  # aiortc raises many types on odd offers; none may escape
+        await peer.close()
+        log.info("offer from %s refused: %r", pid, exc)
+        raise VoiceError("bad_sdp", f"offer refused: {type(exc).__name__}") from None
+    return peer, answer_sdp
+
+
+async def _read_mic(peer: Peer, remote: MediaStreamTrack, on_pcm) -> None:
+    """Decoded mic frames -> float32 mono 48 kHz -> on_pcm; ends with the track."""
+    resampler: av.AudioResampler | None = None
+    try:
+        while True:
+            frame = await remote.recv()
+            if frame.sample_rate != SAMPLE_RATE:
+                # Only Opus is negotiated, so this is a safety net, not a path.
+                if resampler is None:
+                    resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+                frames = resampler.resample(frame)
+                peer.resampled += 1
+            else:
+                frames = [frame]
+            for f in frames:
+                peer.frames_in += 1
+                on_pcm(peer.pid, frame_to_mono(f))
+    except (MediaStreamError, asyncio.CancelledError):
+        pass
+    except Exception:
+        log.exception("mic reader of %s stopped", peer.pid)

@@ -1,0 +1,283 @@
+"""The client side of a voice connection, for bots, tests and benchmarks.
+
+A `VoicePeer` offers one audio line, sends a synthetic microphone (a tone,
+a WAV file, clicks, silence) paced in real time, and records what the
+server sends back with each frame's arrival time.
+
+The mic is Opus-encoded here (mono, `server.opus`) and handed to aiortc as
+packets, which is cheaper than aiortc's own encoder (stereo, 96 kb/s,
+complexity 10) when sixteen bots share two cores. With `dtx=True` silent
+frames are not sent at all, as a browser does with Opus DTX.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import av
+import numpy as np
+import soundfile as sf
+from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+
+from server.opus import (
+    FRAME,
+    SAMPLE_RATE,
+    TIME_BASE,
+    OpusEncoder,
+    OpusSettings,
+    frame_to_mono,
+    make_packet,
+)
+from server.rtc import OPUS, rtc_configuration, shorten_jitter
+
+PERIOD = FRAME / SAMPLE_RATE
+
+
+# ------------------------------------------------------------------ mic sources
+
+
+class Source:
+    """A synthetic microphone: `frame(n)` is the n-th 20 ms frame (float32, 960 samples)."""
+
+    def frame(self, n: int) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Silence(Source):
+    """Nothing at all (digital silence, so DTX sends nothing)."""
+
+    def frame(self, n: int) -> np.ndarray:
+        return np.zeros(FRAME, np.float32)
+
+
+@dataclass
+class Tone(Source):
+    """A steady sine; on an exact FFT bin when `hz` is a multiple of the analysis resolution."""
+
+    hz: float
+    level: float = 0.25
+
+    def frame(self, n: int) -> np.ndarray:
+        t = (np.arange(FRAME) + n * FRAME) / SAMPLE_RATE
+        return (self.level * np.sin(2 * np.pi * self.hz * t)).astype(np.float32)
+
+
+class WavSource(Source):
+    """A WAV file (resampled to 48 kHz mono if needed), looped."""
+
+    def __init__(self, path: str) -> None:
+        data, rate = sf.read(path, dtype="float32", always_2d=True)
+        mono = data.mean(axis=1)
+        if rate != SAMPLE_RATE:
+            n = int(round(len(mono) * SAMPLE_RATE / rate))
+            mono = np.interp(np.linspace(0, len(mono) - 1, n), np.arange(len(mono)), mono)
+        pad = (-len(mono)) % FRAME
+        self.pcm = np.concatenate([mono, np.zeros(pad)]).astype(np.float32)
+
+    def frame(self, n: int) -> np.ndarray:
+        frames = len(self.pcm) // FRAME
+        i = n % max(frames, 1)
+        return self.pcm[i * FRAME : (i + 1) * FRAME]
+
+
+class Clicks(Source):
+    """Silence with a short click (a 2 ms burst) at the start of every `every`-th frame."""
+
+    def __init__(self, every: int = 25, level: float = 0.8, first: int = 50) -> None:
+        self.every = every
+        self.first = first
+        t = np.arange(96) / SAMPLE_RATE
+        self.click = (level * np.sin(2 * np.pi * 3000 * t) * np.hanning(96)).astype(np.float32)
+
+    def frame(self, n: int) -> np.ndarray:
+        out = np.zeros(FRAME, np.float32)
+        if n >= self.first and (n - self.first) % self.every == 0:
+            out[: len(self.click)] = self.click
+        return out
+
+    def click_frames(self, upto: int) -> list[int]:
+        """Indices of the frames, below `upto`, that start with a click."""
+        return list(range(self.first, upto, self.every))
+
+
+class Switchable(Source):
+    """A source that can be swapped while the peer runs (a bot that starts or stops talking)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def frame(self, n: int) -> np.ndarray:
+        return self.source.frame(n)
+
+
+# ------------------------------------------------------------------- mic track
+
+
+class MicTrack(MediaStreamTrack):
+    """Outbound mic paced in real time: frame n is returned when its 20 ms have elapsed.
+
+    `encode=True` returns Opus `av.Packet`s (mono, our encoder), otherwise
+    `av.AudioFrame`s (s16, 48 kHz, mono) for aiortc to encode. `captured[n]`
+    is the monotonic time frame n was complete, to time what comes back.
+    """
+
+    kind = "audio"
+
+    def __init__(self, source: Source, *, encode: bool = True, dtx: bool = False,
+                 opus: OpusSettings | None = None) -> None:
+        super().__init__()
+        self.source = source
+        self.encode = encode
+        self.dtx = dtx
+        self._enc = OpusEncoder(opus) if encode else None
+        self._n = 0
+        self._start: float | None = None
+        self.captured: list[float] = []
+        self.sent = 0
+
+    async def recv(self) -> av.Packet | av.AudioFrame:
+        while True:
+            if self.readyState != "live":
+                raise MediaStreamError
+            if self._start is None:
+                self._start = time.monotonic()
+            n = self._n
+            self._n += 1
+            due = self._start + (n + 1) * PERIOD
+            delay = due - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            pcm = self.source.frame(n)
+            self.captured.append(time.monotonic())
+            if self.dtx and not np.any(pcm):
+                continue  # nothing to send: the receiver hears silence
+            self.sent += 1
+            if self._enc is not None:
+                return make_packet(self._enc.encode(pcm), n * FRAME)
+            s16 = np.clip(pcm * 32767.0, -32768, 32767).astype(np.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(s16, format="s16", layout="mono")
+            frame.sample_rate = SAMPLE_RATE
+            frame.pts = n * FRAME
+            frame.time_base = TIME_BASE
+            return frame
+
+    def mouth_time(self, sample: int) -> float:
+        """Monotonic time at which mic sample number `sample` was spoken."""
+        n = sample // FRAME
+        return self.captured[n] - PERIOD + (sample - n * FRAME) / SAMPLE_RATE
+
+
+# -------------------------------------------------------------------- recorder
+
+
+class Recorder:
+    """What a peer hears: float32 mono frames with their arrival times."""
+
+    def __init__(self) -> None:
+        self.frames: list[np.ndarray] = []
+        self.arrivals: list[float] = []
+        self.done = asyncio.Event()
+
+    def add(self, pcm: np.ndarray, when: float) -> None:
+        self.frames.append(pcm)
+        self.arrivals.append(when)
+
+    def audio(self, since: float | None = None) -> np.ndarray:
+        """All samples received (or those of frames arrived after `since`, monotonic)."""
+        frames = self.frames
+        if since is not None:
+            frames = [f for f, t in zip(self.frames, self.arrivals, strict=True) if t >= since]
+        return np.concatenate(frames) if frames else np.zeros(0, np.float32)
+
+    def sample_times(self) -> np.ndarray:
+        """Ear time of each sample: its frame's arrival plus its offset in the frame."""
+        out = []
+        for f, t in zip(self.frames, self.arrivals, strict=True):
+            out.append(t + np.arange(len(f)) / SAMPLE_RATE)
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def gaps(self, threshold: float = 0.04, since: float | None = None) -> list[float]:
+        """Inter-arrival intervals longer than `threshold` seconds (a listener hears a gap)."""
+        a = np.asarray(self.arrivals)
+        if since is not None:
+            a = a[a >= since]
+        d = np.diff(a)
+        return [float(x) for x in d[d > threshold]]
+
+    def save_wav(self, path: str) -> None:
+        """Write the recording as 48 kHz mono 16-bit WAV."""
+        sf.write(path, self.audio(), SAMPLE_RATE, subtype="PCM_16")
+
+
+# ------------------------------------------------------------------------ peer
+
+
+class VoicePeer:
+    """One client voice connection: offer, answer, mic out, recording in."""
+
+    def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
+                 encode: bool = True, dtx: bool = False, prefetch: int | None = 1) -> None:
+        self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
+        self.recorder = Recorder()
+        self._ice_servers = ice_servers
+        self._prefetch = prefetch
+        self.pc: RTCPeerConnection | None = None
+        self._reader: asyncio.Task | None = None
+        self.connected = asyncio.Event()
+
+    async def make_offer(self) -> str:
+        """Create the connection and return the offer SDP (ICE candidates included)."""
+        pc = self.pc = RTCPeerConnection(rtc_configuration(self._ice_servers))
+        transceiver = pc.addTransceiver(self.mic, direction="sendrecv")
+        transceiver.setCodecPreferences([OPUS])
+        if self._prefetch is not None:
+            shorten_jitter(transceiver.receiver, self._prefetch)
+
+        @pc.on("track")
+        def _on_track(track: MediaStreamTrack) -> None:
+            if track.kind == "audio" and self._reader is None:
+                self._reader = asyncio.ensure_future(self._record(track))
+
+        @pc.on("connectionstatechange")
+        def _on_state() -> None:
+            if pc.connectionState == "connected":
+                self.connected.set()
+
+        await pc.setLocalDescription(await pc.createOffer())
+        return pc.localDescription.sdp
+
+    async def accept_answer(self, sdp: str) -> None:
+        """Apply the server's answer."""
+        await self.pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="answer"))
+
+    async def connect(self, signal: Callable[[str], Awaitable[str]], timeout: float = 15) -> None:
+        """Offer through `signal` (offer SDP -> answer SDP) and wait until connected."""
+        answer = await signal(await self.make_offer())
+        await self.accept_answer(answer)
+        await asyncio.wait_for(self.connected.wait(), timeout)
+
+    async def _record(self, track: MediaStreamTrack) -> None:
+        try:
+            while True:
+                frame = await track.recv()
+                self.recorder.add(frame_to_mono(frame), time.monotonic())
+        except (MediaStreamError, asyncio.CancelledError):
+            pass
+        finally:
+            self.recorder.done.set()
+
+    async def close(self) -> None:
+        """Close the connection (safe to call twice)."""
+        self.mic.stop()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        if self.pc is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.pc.close(), 5)

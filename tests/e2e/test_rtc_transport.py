@@ -1,0 +1,151 @@
+"""The WebRTC transport alone (server/rtc.py, server/rtc_client.py), real aiortc over the host.
+
+No mixer here: the server side of the peer is driven directly, so these
+checks hold whatever the mixer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import numpy as np
+import pytest
+
+from server.opus import OpusDecoder, OpusEncoder
+from server.rtc import VoiceError, open_peer, validate_offer
+from server.rtc_client import Tone, VoicePeer
+from tests.e2e.signal import steady, tone_db
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def _offer() -> tuple[VoicePeer, str]:
+    peer = VoicePeer(Tone(440))
+    return peer, await peer.make_offer()
+
+
+def test_opus_round_trip_keeps_a_tone():
+    enc, dec = OpusEncoder(), OpusDecoder()
+    t = np.arange(48000 * 2) / 48000
+    x = (0.3 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
+    out = np.concatenate([dec.decode(enc.encode(x[i : i + 960])) for i in range(0, len(x), 960)])
+    assert len(out) == len(x)
+    seg = out[-24000:]
+    assert tone_db(seg, 1000) > -14  # 0.3 ~ -10.5 dBFS
+    assert tone_db(seg, 3000) < tone_db(seg, 1000) - 50
+
+
+async def test_tone_goes_up_and_mix_comes_down():
+    got: list[np.ndarray] = []
+    client, offer = await _offer()
+    peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda pid, pcm: got.append(pcm))
+    try:
+        assert "opus/48000" in answer
+        await client.accept_answer(answer)
+        await asyncio.wait_for(client.connected.wait(), 15)
+        enc = OpusEncoder()
+        t0 = time.monotonic()
+        for n in range(100):
+            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
+            peer.track.push(enc.encode(x), n)
+            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await asyncio.sleep(0.2)
+        up = np.concatenate(got)
+        down = client.recorder.audio()
+        assert tone_db(steady(up, 0.5), 440) > -16
+        assert tone_db(steady(down, 0.5), 880) > -16
+        assert tone_db(steady(down, 0.5), 440) < -70  # the server only sent 880 Hz
+    finally:
+        await client.close()
+        await peer.close()
+
+
+async def _refused(sdp) -> str:
+    with pytest.raises(VoiceError) as err:
+        await open_peer("px", sdp, ice_servers=None, on_pcm=lambda *a: None)
+    return err.value.code
+
+
+async def test_hostile_offers_are_refused_with_a_code():
+    client, good = await _offer()
+    try:
+        lines = good.split("\r\n")
+        no_opus = "\r\n".join(
+            ln.replace(" 96", " 0") if ln.startswith("m=audio") else ln
+            for ln in lines if not ln.startswith("a=rtpmap:96")
+        )
+        with_video = good + "m=video 9 UDP/TLS/RTP/SAVPF 97\r\na=rtpmap:97 VP8/90000\r\n"
+        no_fp = "\r\n".join(ln for ln in lines if not ln.startswith("a=fingerprint"))
+        many_cands = good + "".join(
+            f"a=candidate:{i} 1 udp 1 10.0.0.{i % 250} {1000 + i} typ host\r\n" for i in range(60)
+        )
+        cases = {
+            "sdp_too_large": ["v=0\r\n" + "a=x:" + "y" * 30000],
+            "no_audio": [no_opus, with_video],
+            "bad_sdp": [
+                "", "hello", None, 42, no_fp, many_cands,
+                good.replace("a=setup:actpass", "a=setup:\x00\x01"),
+                good.replace("a=rtpmap:96 opus/48000/2", "a=rtpmap:96 opus/48000/2\r\na=candidate:x"),
+                good.replace("IN IP4", "IN IP9"),
+            ],
+        }
+        for code, sdps in cases.items():
+            for sdp in sdps:
+                assert await _refused(sdp) == code, repr(sdp)[:80]
+    finally:
+        await client.close()
+
+
+async def test_any_mangled_offer_is_answered_or_refused_never_crashes():
+    """Seeded fuzz: lines dropped, duplicated, cut or suffixed with junk bytes."""
+    client, good = await _offer()
+    lines = good.split("\r\n")
+    rng = random.Random(7)
+    outcomes: list[str] = []
+    try:
+        for _ in range(40):
+            out = list(lines)
+            for _ in range(rng.randint(1, 4)):
+                i = rng.randrange(len(out))
+                op = rng.choice(["drop", "dup", "cut", "junk"])
+                if op == "drop" and len(out) > 1:
+                    out.pop(i)
+                elif op == "dup":
+                    out.insert(i, out[i])
+                elif op == "cut":
+                    out[i] = out[i][: len(out[i]) // 2]
+                else:
+                    out[i] += bytes(rng.randrange(256) for _ in range(rng.randint(1, 8))).decode("latin-1")
+            try:
+                peer, answer = await open_peer("pz", "\r\n".join(out), ice_servers=None,
+                                               on_pcm=lambda *a: None)
+            except VoiceError as exc:
+                outcomes.append(exc.code)
+            else:
+                outcomes.append("answered")
+                assert answer.startswith("v=0")
+                await peer.close()
+    finally:
+        await client.close()
+    assert set(outcomes) <= {"answered", "bad_sdp", "no_audio", "sdp_too_large"}
+    assert "bad_sdp" in outcomes and "answered" in outcomes
+
+
+def test_validate_offer_accepts_a_browser_like_offer():
+    sdp = (
+        "v=0\r\no=- 46117 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n"
+        "a=extmap-allow-mixed\r\na=msid-semantic: WMS s\r\n"
+        "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 9 0 8 13 110 126\r\nc=IN IP4 0.0.0.0\r\n"
+        "a=rtcp:9 IN IP4 0.0.0.0\r\na=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\n"
+        "a=ice-options:trickle\r\na=fingerprint:sha-256 "
+        + ":".join(["AB"] * 32)
+        + "\r\na=setup:actpass\r\na=mid:0\r\na=sendrecv\r\na=msid:s t\r\na=rtcp-mux\r\n"
+        "a=rtpmap:111 opus/48000/2\r\na=rtcp-fb:111 transport-cc\r\n"
+        "a=fmtp:111 minptime=10;useinbandfec=1\r\na=rtpmap:63 red/48000/2\r\n"
+        "a=fmtp:63 111/111\r\na=rtpmap:9 G722/8000\r\na=rtpmap:0 PCMU/8000\r\n"
+        "a=rtpmap:8 PCMA/8000\r\na=rtpmap:13 CN/8000\r\na=rtpmap:110 telephone-event/48000\r\n"
+        "a=rtpmap:126 telephone-event/8000\r\na=ssrc:1 cname:x\r\n"
+    )
+    validate_offer(sdp)
