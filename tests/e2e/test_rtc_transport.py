@@ -16,7 +16,7 @@ import pytest
 from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
-from tests.e2e.signal import steady, tone_db
+from tests.e2e.spectrum import steady, tone_db
 
 pytestmark = pytest.mark.timeout(120)
 
