@@ -10,7 +10,16 @@ import pytest
 
 from game.errors import GameError
 from game.text import check_clue, fold
-from game.words import LANGS, WORDS_DIR, WordPair, categories, category_names, load_pairs, pick_pair
+from game.words import (
+    LANGS,
+    WORDS_DIR,
+    WordPair,
+    _validate,
+    categories,
+    category_names,
+    load_pairs,
+    pick_pair,
+)
 
 MIN_PAIRS = {"it": 260, "fr": 160, "en": 160}
 
@@ -33,6 +42,22 @@ def test_category_ids_are_shared_by_every_language_with_translated_names():
         assert all(name.strip() for name in names.values())
     assert category_names("it")["animals"] == "Animali"
     assert category_names("fr")["animals"] == "Animaux"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_language_has_enough_pairs_over_at_least_twelve_categories(lang):
+    pairs = load_pairs(lang)
+    assert len(pairs) >= MIN_PAIRS[lang]
+    per_category = Counter(p.category for p in pairs)
+    assert len(per_category) >= 12
+    # No category is a token one: a room restricted to it still gets variety.
+    assert min(per_category.values()) >= 10
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_word_is_repeated_too_often(lang):
+    counts = Counter(w for p in load_pairs(lang) for w in (p.a, p.b))
+    assert max(counts.values()) <= 3, counts.most_common(3)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -66,6 +91,32 @@ def test_every_word_passes_the_clue_shape_check(lang):
     for pair in load_pairs(lang):
         for word in (pair.a, pair.b):
             assert check_clue(word, None, lang) == word
+
+
+BAD_FILES = [
+    {"lang": "it", "categories": {"animals": "Animali"}, "pairs": []},
+    {"lang": "fr", "categories": {"animals": "Animali"}, "pairs": [["gatto", "tigre", "animals"]]},
+    {"lang": "it", "categories": {"animals": "Animali"}, "pairs": [["gatto", "tigre", "food"]]},
+    {"lang": "it", "categories": {"animals": "Animali"}, "pairs": [["Gatto", "tigre", "animals"]]},
+    {"lang": "it", "categories": {"animals": "Animali"}, "pairs": [["gatto", "gatto", "animals"]]},
+    {"lang": "it", "categories": {"animals": "Animali"}, "pairs": [["gatto", "tigre"]]},
+    {
+        "lang": "it",
+        "categories": {"animals": "Animali"},
+        "pairs": [["gatto", "tigre", "animals"], ["tigre", "gatto", "animals"]],
+    },
+    {
+        "lang": "it",
+        "categories": {"animals": "Animali", "food": "Cibo"},
+        "pairs": [["gatto", "tigre", "animals"]],
+    },
+]
+
+
+@pytest.mark.parametrize("raw", BAD_FILES)
+def test_a_malformed_word_file_is_refused_at_load(raw):
+    with pytest.raises(ValueError):
+        _validate("it", raw)
 
 
 def test_pick_pair_draws_from_the_chosen_categories_only():
