@@ -59,7 +59,8 @@ class Preset:
     # "one_civile": infiltrators win when exactly one Civile is left (000 §6);
     # "parity": when they are as many as the Civili still in play (001, 002).
     infiltrators_win: str
-    # After the revote: "judge" (Giudice if alive, else nobody), "random" (001), "nobody" (002).
+    # Tied again after the revote and no living Giudice (who decides first, in every
+    # preset): "nobody" is eliminated (000 §5, 002) or "random": the lot decides (001).
     second_tie: str
     # True: a correct guess by the Fantasma/Amnésique makes the whole camp win (001).
     guess_wins_camp: bool
@@ -71,7 +72,7 @@ PRESETS: dict[str, Preset] = {
     "intruso": Preset(
         name="intruso", engine="undercover", lang="it", max_intrusi=4, max_fantasmi=2,
         default_fantasmi="auto", default_powers="auto", powers_allowed=True,
-        infiltrators_win="one_civile", second_tie="judge", guess_wins_camp=False,
+        infiltrators_win="one_civile", second_tie="nobody", guess_wins_camp=False,
         shrink_intrusi=False,
     ),
     "infiltre": Preset(
@@ -235,6 +236,8 @@ def team_counts(p: Preset, options: dict[str, Any], n: int) -> tuple[int, int]:
     if intrusi + fantasmi == 0:
         if options["intrusi"] == "auto":
             intrusi = 1
+        elif options["fantasmi"] == "auto" and p.max_fantasmi > 0:
+            fantasmi = 1
         else:
             raise GameError("no_infiltrators", "at least one Intruso or Fantasma")
     return intrusi, fantasmi

@@ -49,8 +49,15 @@ def new_game(
     seed: int,
     players: list[dict[str, Any]],
     now: float,
+    *,
+    deal: dict[str, Any] | None = None,
 ) -> GameState:
-    """Deal a new game: the word pair, the teams, the power cards; then the first phase."""
+    """Deal a new game: the word pair, the teams, the power cards; then the first phase.
+
+    `deal` fixes the draw for scripted scenarios (tests, tutorials):
+    `{"roles": {pid: role}, "powers": {pid: power}}`; unnamed players are
+    Civili without power. The counts are then the deal's, not the options'.
+    """
     p = get_preset(preset)
     seats = _check_players(players)
     opts = validate_options(preset, options, len(seats))
@@ -73,19 +80,26 @@ def new_game(
         category=pair.category,
         phase_started=now,
     )
-    drawn = list(range(len(seats)))
-    rng.shuffle(drawn)
-    for k, i in enumerate(drawn):
-        pl = s.players[i]
-        if k < fantasmi:
-            pl.role, pl.word = FANTASMA, None  # 000 §1: the Fantasma has no word
-        elif k < fantasmi + intrusi:
-            pl.role, pl.word = INTRUSO, intr_word
-        else:
-            pl.role, pl.word = CIVILE, civ_word
+    if deal is not None:
+        roles = _fixed_roles(s, deal.get("roles") or {})
+    else:
+        drawn = list(range(len(seats)))
+        rng.shuffle(drawn)
+        roles = {}
+        for k, i in enumerate(drawn):
+            roles[s.players[i].id] = (
+                FANTASMA if k < fantasmi else INTRUSO if k < fantasmi + intrusi else CIVILE
+            )
+    for pl in s.players:
+        pl.role = roles[pl.id]
+        # 000 §1: Civili share a word, the Intruso has the close one, the Fantasma none.
+        pl.word = {CIVILE: civ_word, INTRUSO: intr_word, FANTASMA: None}[pl.role]
 
     events: Events = [{"type": "dealt", "intrusi": intrusi, "fantasmi": fantasmi}]
-    _deal_powers(s, power_cards(opts, len(seats), rng), opts["powers"] == "auto", events)
+    if deal is not None:
+        _fixed_powers(s, deal.get("powers") or {})
+    else:
+        _deal_powers(s, power_cards(opts, len(seats), rng), opts["powers"] == "auto", events)
     s.powers_waiting = [pl.id for pl in s.players if pl.power in START_CHOICES]
     if s.powers_waiting:
         _enter(s, "powers", now, "powers", events)
@@ -145,6 +159,33 @@ def _deal_powers(s: GameState, cards: list[str], auto: bool, events: Events) -> 
             seen = [pl for pl in s.players if pl.id != holder.id and pl.role == CIVILE]
             if seen:
                 holder.known.append({"player": s.rng.choice(seen).id, "fact": "civili_word"})
+
+
+def _fixed_roles(s: GameState, roles: dict[str, str]) -> dict[str, str]:
+    out = {pl.id: CIVILE for pl in s.players}
+    for pid, role in roles.items():
+        if pid not in out or role not in (CIVILE, INTRUSO, FANTASMA):
+            raise GameError("bad_action", "bad deal", player=pid, role=role)
+        out[pid] = role
+    civili = sum(r == CIVILE for r in out.values())
+    if civili <= len(out) - civili:
+        raise GameError("too_many_infiltrators", "Civili must outnumber the infiltrators")
+    return out
+
+
+def _fixed_powers(s: GameState, powers: dict[str, str]) -> None:
+    twins = [pid for pid, power in powers.items() if power == "gemelli"]
+    for pid, power in powers.items():
+        if power not in POWERS or not s.has(pid):
+            raise GameError("bad_action", "bad deal", player=pid, power=power)
+        s.player(pid).power = power
+        if power == "spia":
+            seen = [pl for pl in s.players if pl.id != pid and pl.role == CIVILE]
+            s.player(pid).known.append({"player": s.rng.choice(seen).id, "fact": "civili_word"})
+    if twins:
+        a, b = twins
+        s.player(a).known.append({"player": b, "fact": "twin"})
+        s.player(b).known.append({"player": a, "fact": "twin"})
 
 
 def _bind(s: GameState, cupido: Player, target: str) -> None:
@@ -298,17 +339,21 @@ def _close_ballot(s: GameState, t: float, events: Events) -> None:
 
 
 def _second_tie(s: GameState, tied: list[str], t: float, events: Events) -> None:
-    rule = _preset(s).second_tie
-    if rule == "random":  # 001: "le sort tranche"
-        _eliminate(s, s.rng.choice(tied), "vote", t, events)
-        return
+    """Tied again after the revote: the living Giudice decides, secretly; else the preset's rule."""
     judge = next((pl for pl in s.living() if pl.power == "giudice"), None)
-    if rule == "judge" and judge is not None:
+    if judge is not None:
         s.candidates = list(tied)
         s.acting = judge.id
         _enter(s, "judge", t, "pick", events)
         return
-    events.append({"type": "no_elimination", "why": "tie"})
+    _no_judge(s, tied, t, events)
+
+
+def _no_judge(s: GameState, tied: list[str], t: float, events: Events) -> None:
+    if _preset(s).second_tie == "random":  # 001: "le sort tranche"
+        _eliminate(s, s.rng.choice(tied), "vote", t, events)
+        return
+    events.append({"type": "no_elimination", "why": "tie"})  # 000 §5: nobody is eliminated
     _resolve(s, t, events)
 
 
@@ -498,9 +543,9 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
     elif phase in ("vote", "revote"):
         _close_ballot(s, d, events)  # who has not voted abstains
     elif phase == "judge":
+        # A silent Giudice is as no Giudice: the preset's rule (nobody, or a draw in 001).
         s.acting = None
-        events.append({"type": "no_elimination", "why": "judge_silent"})
-        _resolve(s, d, events)
+        _no_judge(s, list(s.candidates), d, events)
     elif phase == "avenge":
         s.acting = None
         _resolve(s, d, events)
@@ -550,6 +595,7 @@ def apply(
     s = copy.deepcopy(state)
     events: Events = []
     _advance(s, now, events)
+    now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
     if not isinstance(pid, str) or not s.has(pid):
         raise GameError("unknown_player", "no such player", player=pid)
     if not isinstance(action, dict) or action.get("type") not in ACTIONS:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import GameError
 from .policy import audio_policy
 from .state import FANTASMA, GameState
 from .undercover import allowed_actions
@@ -19,6 +20,8 @@ from .undercover import allowed_actions
 def view(state: GameState, pid: str) -> dict[str, Any]:
     """The JSON-able view of `state` for player `pid` (docs/contracts.md shape)."""
     s = state
+    if not isinstance(pid, str) or not s.has(pid):
+        raise GameError("unknown_player", "no such player", player=pid)
     me = s.player(pid)
     policy = audio_policy(s)
     whisper_to = policy.whisper.get(pid, frozenset())
@@ -69,11 +72,20 @@ def view(state: GameState, pid: str) -> dict[str, Any]:
             "muted": policy.muted.get(pid),
             "drunk": pid in policy.drunk,
         },
-        "acting": s.acting if s.phase in ("judge", "avenge", "guess") else None,
+        # Who must act now; the Giudice's identity stays secret (only he sees himself).
+        "acting": _acting(s, pid),
         "vote_counts": dict(s.last_tally) if s.last_tally is not None and not voting else None,
         "result": _result(s) if s.phase == "over" else None,
     }
     return out
+
+
+def _acting(s: GameState, pid: str) -> str | None:
+    if s.phase in ("avenge", "guess"):
+        return s.acting  # the just-eliminated player, known to all
+    if s.phase == "judge" and s.acting == pid:
+        return pid
+    return None
 
 
 def _candidates(s: GameState, pid: str) -> list[str]:
