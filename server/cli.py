@@ -37,7 +37,18 @@ def main(argv: list[str] | None = None) -> int:
     srv.add_argument("--port", type=int, default=None)
     srv.add_argument("--db", default=None)
     srv.add_argument("--log-level", default=None)
+    srv.add_argument("--ice-servers", default=None,
+                     help='JSON list, e.g. \'[{"urls": "stun:stun.example.org:3478"}]\'')
+    srv.add_argument("--public-url", default=None,
+                     help="base URL put in QR codes (default: the request's own)")
     srv.set_defaults(func=_serve)
+
+    try:  # the voice layer's bot command, when that layer is installed
+        from server.bot import add_parser as add_bot_parser
+    except ImportError:
+        add_bot_parser = None
+    if add_bot_parser is not None:
+        add_bot_parser(sub)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -1,0 +1,249 @@
+"""The FastAPI application: HTTP endpoints, the WebSocket, static files.
+
+`create_app(settings)` builds everything from one Settings object; no
+module-level state, so tests can run several apps side by side.
+docs/protocol.md documents every endpoint and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import os
+import time
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import segno
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from server import protocol as P
+from server.codes import normalise_code
+from server.config import Settings
+from server.connection import Connection
+from server.metrics import render_metrics
+from server.rooms import RoomError, Rooms
+from server.store import Store
+from server.throttle import KeyedBuckets, TokenBucket
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Sussurro</title>
+<h1>Sussurro</h1><p>The web client is not installed yet.</p>"""
+
+
+class CreateRoom(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: Annotated[str, Field(max_length=100)]
+    color: str | None = None
+    preset: str | None = None
+    lang: str | None = None
+
+
+class JoinRoom(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: Annotated[str, Field(max_length=100)]
+    color: str | None = None
+
+
+def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    headers = {}
+    if "retry_after" in extra:
+        headers["Retry-After"] = str(max(1, int(extra["retry_after"] + 0.999)))
+    return JSONResponse({"code": code, "message": message, **extra}, status_code=status,
+                        headers=headers)
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The whole server as an ASGI app; rooms are restored from the store at start-up."""
+    store = Store(settings.db)
+    rooms = Rooms(store, settings)
+    joins = KeyedBuckets(settings.join_rate, settings.join_burst)
+    misses = KeyedBuckets(settings.lookup_rate, settings.lookup_burst)
+    creates = KeyedBuckets(settings.create_rate, settings.create_burst)
+    started = time.time()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        n = await rooms.restore()
+        log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
+        try:
+            yield
+        finally:
+            await rooms.close()
+            store.close()
+
+    app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
+
+    def client_ip(request: Request | WebSocket) -> str:
+        return request.client.host if request.client else "?"
+
+    def throttled(buckets: KeyedBuckets, key: str, what: str) -> JSONResponse | None:
+        bucket = buckets.bucket(key)
+        if bucket.take():
+            return None
+        return _error(429, P.RATE_LIMITED, f"too many {what}; slow down",
+                      retry_after=bucket.retry_after())
+
+    def find_room(request: Request, raw: str):
+        """The loaded room of a code, or the error response (404; 429 for guessers)."""
+        misses_left = misses.bucket(client_ip(request))
+        wait = misses_left.retry_after()
+        if wait > 0:
+            # Out of misses: even real codes wait, or guessing could go on through here.
+            return _error(429, P.RATE_LIMITED, "too many unknown room codes; slow down",
+                          retry_after=wait)
+        code = normalise_code(raw)
+        room = rooms.get(code) if code else None
+        if room is None:
+            misses_left.take()
+            return _error(404, "unknown_room", "no room with that code")
+        return room
+
+    # HTTP API -----------------------------------------------------------------
+
+    @app.post("/api/rooms")
+    async def create_room(body: CreateRoom, request: Request):
+        limited = throttled(creates, client_ip(request), "rooms created")
+        if limited is not None:
+            return limited
+        try:
+            room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang)
+        except RoomError as exc:
+            return _error(exc.status, exc.code, exc.message)
+        return {"code": room.code, "player": pid, "token": token}
+
+    @app.get("/api/rooms/{code}")
+    async def room_info(code: str, request: Request):
+        room = find_room(request, code)
+        if isinstance(room, Response):
+            return room
+        return room.public_info()
+
+    @app.post("/api/rooms/{code}/join")
+    async def join_room(code: str, body: JoinRoom, request: Request):
+        limited = throttled(joins, client_ip(request), "joins")
+        if limited is not None:
+            return limited
+        room = find_room(request, code)
+        if isinstance(room, Response):
+            return room
+        try:
+            pid, token = await room.call(room.cmd_add_member, body.name, body.color)
+        except RoomError as exc:
+            return _error(exc.status, exc.code, exc.message)
+        return {"player": pid, "token": token, "code": room.code}
+
+    @app.get("/api/rooms/{code}/qr.svg")
+    async def room_qr(code: str, request: Request):
+        room = find_room(request, code)
+        if isinstance(room, Response):
+            return room
+        base = settings.public_url.rstrip("/") or str(request.base_url).rstrip("/")
+        qr = segno.make(f"{base}/r/{room.code}", error="m")
+        out = io.BytesIO()
+        qr.save(out, kind="svg", scale=8, border=2, dark="#111", light="#fff",
+                title=f"Sussurro {room.code}")
+        return Response(out.getvalue(), media_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=3600"})
+
+    @app.get("/healthz")
+    async def healthz():
+        return {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
+
+    @app.get("/metrics")
+    async def metrics():
+        return PlainTextResponse(render_metrics(rooms.stats()),
+                                 media_type="text/plain; version=0.0.4")
+
+    # The web client -------------------------------------------------------------
+
+    index = os.path.join(settings.web_dir, "index.html")
+
+    def client_page() -> Response:
+        if os.path.isfile(index):
+            return FileResponse(index, media_type="text/html",
+                                headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(PLACEHOLDER)
+
+    @app.get("/")
+    async def home():
+        return client_page()
+
+    @app.get("/r/{code}")
+    async def room_page(code: str):
+        return client_page()
+
+    if os.path.isdir(settings.web_dir):
+        app.mount("/static", StaticFiles(directory=settings.web_dir), name="static")
+
+    # The WebSocket ---------------------------------------------------------------
+
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket, token: str = ""):
+        await ws.accept()
+        found = rooms.resolve(token)
+        if isinstance(found, str):
+            # Guessing tokens costs the same as guessing codes.
+            misses.take(client_ip(ws))
+            message = "unknown or expired token" if found == P.BAD_TOKEN else "not in this room"
+            with contextlib.suppress(Exception):
+                await ws.send_json(P.error(found, message))
+                await ws.close(P.CLOSE_BAD_TOKEN if found == P.BAD_TOKEN else P.CLOSE_KICKED)
+            return
+        room, pid = found
+        conn = Connection(ws, settings.send_queue)
+        conn.start()
+        try:
+            if not await room.call(room.cmd_attach, pid, conn):
+                return
+            await _read_loop(ws, room, pid, conn, settings)
+        finally:
+            with contextlib.suppress(Exception):
+                room.post(room.cmd_detach, pid, conn)
+            await conn.stop()
+
+    return app
+
+
+async def _read_loop(ws: WebSocket, room: Any, pid: str, conn: Connection,
+                     settings: Settings) -> None:
+    """Validate every frame, rate-limit it, hand it to the room actor in order."""
+    rate = TokenBucket(settings.ws_rate, settings.ws_burst)
+    # Rejections allowed before the socket is closed; refills slowly.
+    abuse = TokenBucket(settings.ws_rate / 4, float(settings.ws_abuse_close))
+    while not conn.closed:
+        try:
+            frame = await ws.receive()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if frame["type"] == "websocket.disconnect":
+            return
+        data = frame.get("text")
+        if data is None:
+            data = frame.get("bytes") or b""
+        if not rate.take():
+            if not abuse.take():
+                conn.send(P.error(P.RATE_LIMITED, "far too many messages; disconnected"))
+                conn.close(P.CLOSE_ABUSE, "flood")
+                return
+            conn.send(P.error(P.RATE_LIMITED, "too many messages; this one was dropped"))
+            continue
+        try:
+            msg = P.parse(data, settings.max_frame)
+        except P.ProtocolError as exc:
+            conn.send(P.error(exc.code, exc.message, exc.ref))
+            continue
+        try:
+            await room.call(room.cmd_message, pid, conn, msg)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: message %s from %s failed", room.code, msg.type, pid)
+            conn.send(P.error(P.INTERNAL, "the server failed on that message", msg.ref))

@@ -1,0 +1,118 @@
+"""The server's one settings object: defaults, then environment, then CLI flags.
+
+Every field can be overridden by an environment variable named
+``SUSSURRO_<FIELD>`` in upper case (``SUSSURRO_PORT=9000``,
+``SUSSURRO_JOIN_BURST=1000``); the CLI flags of ``sussurro serve`` override the
+environment. ``SUSSURRO_ICE_SERVERS`` is a JSON list of RTCIceServer-like
+objects, e.g. ``[{"urls": "stun:stun.l.google.com:19302"}]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+ENV_PREFIX = "SUSSURRO_"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server can be told. Immutable once built."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db: str = "sussurro.db"
+    log_level: str = "info"
+    # Empty by default: no STUN, so nothing leaves the LAN unless configured.
+    ice_servers: tuple[dict[str, Any], ...] = ()
+    # Where the static web client lives (index.html, ES modules).
+    web_dir: str = field(default_factory=lambda: _default_web_dir())
+    # Public base URL for QR codes and links; empty: derived from the request.
+    public_url: str = ""
+
+    # Rooms.
+    max_players: int = 16
+    max_rooms: int = 1000
+    # A room nobody has connected to for this long is closed and unloaded.
+    room_idle_ttl: float = 6 * 3600.0
+    # How long an offline host keeps the role before the next online seat gets it.
+    host_grace: float = 60.0
+
+    # WebSocket limits.
+    max_frame: int = 16 * 1024
+    ws_rate: float = 20.0  # messages per second, sustained
+    ws_burst: float = 40.0
+    # Consecutive rejected messages before the socket is closed.
+    ws_abuse_close: int = 200
+    send_queue: int = 512
+
+    # HTTP throttles, per client IP (token buckets).
+    join_rate: float = 1.0
+    join_burst: float = 10.0
+    lookup_rate: float = 0.5  # lookups of codes that do not exist
+    lookup_burst: float = 10.0
+    create_rate: float = 0.2
+    create_burst: float = 5.0
+
+    def with_overrides(self, values: Mapping[str, Any]) -> Settings:
+        """A copy with the non-None values of `values` (field name -> raw value) applied."""
+        changes: dict[str, Any] = {}
+        by_name = {f.name: f for f in fields(self)}
+        for name, raw in values.items():
+            if raw is None or name not in by_name:
+                continue
+            changes[name] = _coerce(raw, getattr(self, name))
+        return dataclasses.replace(self, **changes)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings as JSON-able data (for logs; nothing here is secret)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
+
+
+def _default_web_dir() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(os.path.dirname(here), "web")
+
+
+def _coerce(raw: Any, current: Any) -> Any:
+    """Turn a string from the environment or a flag into the field's type."""
+    if not isinstance(raw, str):
+        if isinstance(current, tuple) and isinstance(raw, list):
+            return tuple(raw)
+        return raw
+    if isinstance(current, bool):
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    if isinstance(current, int):
+        return int(raw)
+    if isinstance(current, float):
+        return float(raw)
+    if isinstance(current, tuple):
+        value = json.loads(raw) if raw.strip() else []
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise ValueError(f"expected a JSON list of objects, got {raw!r}")
+        return tuple(value)
+    return raw
+
+
+def env_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``SUSSURRO_*`` variables that name a settings field, keyed by field name."""
+    environ = os.environ if environ is None else environ
+    names = {f.name for f in fields(Settings)}
+    out: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith(ENV_PREFIX):
+            name = key[len(ENV_PREFIX):].lower()
+            if name in names:
+                out[name] = value
+    return out
+
+
+def load_settings(
+    cli: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Defaults, overridden by the environment, overridden by CLI values (None = unset)."""
+    return Settings().with_overrides(env_values(environ)).with_overrides(cli or {})

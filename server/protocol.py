@@ -1,0 +1,265 @@
+"""The WebSocket protocol's edge: parse and validate every incoming frame.
+
+`parse(text)` turns one frame into a typed message or raises `ProtocolError`
+with a stable code. Nothing else in the server sees raw client JSON.
+docs/protocol.md is the reference for every message, both directions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+MAX_FRAME = 16 * 1024
+
+# Stable error codes of the server itself (the game's GameError codes pass through).
+TOO_LARGE = "too_large"
+BAD_JSON = "bad_json"
+UNKNOWN_TYPE = "unknown_type"
+BAD_MESSAGE = "bad_message"
+RATE_LIMITED = "rate_limited"
+NOT_HOST = "not_host"
+WRONG_PHASE = "wrong_phase"
+WHISPER_NOT_ALLOWED = "whisper_not_allowed"
+UNKNOWN_PLAYER = "unknown_player"
+BAD_TOKEN = "bad_token"
+REPLACED = "replaced"
+KICKED = "kicked"
+VOICE_UNAVAILABLE = "voice_unavailable"
+INTERNAL = "internal"
+
+# WebSocket close codes (4000-4999 are the application's).
+CLOSE_REPLACED = 4000
+CLOSE_BAD_TOKEN = 4001
+CLOSE_KICKED = 4003
+CLOSE_LEFT = 4004
+CLOSE_ROOM_CLOSED = 4005
+CLOSE_ABUSE = 4029
+CLOSE_SLOW = 1013  # "try again later": the client may reconnect
+
+
+class ProtocolError(Exception):
+    """A frame the server refuses; `code` is one of the stable codes above."""
+
+    def __init__(self, code: str, message: str, ref: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.ref = code, message, ref
+
+
+class _Model(BaseModel):
+    # Strict: "1" is not 1; unknown fields are a client bug worth reporting.
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
+Ref = Annotated[str | int | None, Field(default=None)]
+
+
+# Actions (docs/contracts.md's table): the shape only; legality is the game's.
+
+class BindAction(_Model):
+    type: Literal["bind"]
+    target: PlayerId
+
+
+class IntoxicateAction(_Model):
+    type: Literal["intoxicate"]
+    targets: Annotated[list[PlayerId], Field(min_length=2, max_length=2)]
+
+
+class ClueAction(_Model):
+    type: Literal["clue"]
+    text: Annotated[str, Field(max_length=200)]
+
+
+class ReadyAction(_Model):
+    type: Literal["ready"]
+
+
+class SwapAction(_Model):
+    type: Literal["swap"]
+    target: PlayerId
+
+
+class VoteAction(_Model):
+    type: Literal["vote"]
+    target: PlayerId
+
+
+class JudgeAction(_Model):
+    type: Literal["judge"]
+    target: PlayerId
+
+
+class AvengeAction(_Model):
+    type: Literal["avenge"]
+    target: PlayerId
+
+
+class GuessAction(_Model):
+    type: Literal["guess"]
+    word: Annotated[str, Field(max_length=100)]
+
+
+Action = Annotated[
+    BindAction | IntoxicateAction | ClueAction | ReadyAction | SwapAction | VoteAction
+    | JudgeAction | AvengeAction | GuessAction,
+    Field(discriminator="type"),
+]
+ACTION_TYPES = frozenset(
+    {"bind", "intoxicate", "clue", "ready", "swap", "vote", "judge", "avenge", "guess"}
+)
+
+
+# Client -> server messages.
+
+class Hello(_Model):
+    """Optional greeting; the server answers with welcome, room and view again."""
+
+    type: Literal["hello"]
+    ref: Ref = None
+    client: Annotated[str, Field(max_length=64)] | None = None
+    lang: Annotated[str, Field(max_length=8)] | None = None
+
+
+class SettingsMsg(_Model):
+    type: Literal["settings"]
+    ref: Ref = None
+    options: dict[str, Any]
+    preset: Annotated[str, Field(max_length=32)] | None = None
+
+
+class Start(_Model):
+    type: Literal["start"]
+    ref: Ref = None
+
+
+class Kick(_Model):
+    type: Literal["kick"]
+    ref: Ref = None
+    player: PlayerId
+
+
+class PassHost(_Model):
+    type: Literal["pass_host"]
+    ref: Ref = None
+    player: PlayerId
+
+
+class Rematch(_Model):
+    type: Literal["rematch"]
+    ref: Ref = None
+
+
+class ActionMsg(_Model):
+    type: Literal["action"]
+    ref: Ref = None
+    action: Action
+
+
+class WhisperStart(_Model):
+    type: Literal["whisper_start"]
+    ref: Ref = None
+    to: PlayerId
+
+
+class WhisperStop(_Model):
+    type: Literal["whisper_stop"]
+    ref: Ref = None
+
+
+class RtcOffer(_Model):
+    type: Literal["rtc_offer"]
+    ref: Ref = None
+    sdp: Annotated[str, Field(min_length=1, max_length=MAX_FRAME)]
+
+
+class RtcIce(_Model):
+    type: Literal["rtc_ice"]
+    ref: Ref = None
+    # RTCIceCandidateInit as the browser gives it, or null at the end of gathering.
+    candidate: dict[str, Any] | str | None = None
+
+
+class Ping(_Model):
+    type: Literal["ping"]
+    ref: Ref = None
+    t: float | int | None = None
+
+
+class Leave(_Model):
+    type: Literal["leave"]
+    ref: Ref = None
+
+
+ClientMessage = Annotated[
+    Hello | SettingsMsg | Start | Kick | PassHost | Rematch | ActionMsg | WhisperStart
+    | WhisperStop | RtcOffer | RtcIce | Ping | Leave,
+    Field(discriminator="type"),
+]
+CLIENT_TYPES = frozenset(
+    {"hello", "settings", "start", "kick", "pass_host", "rematch", "action", "whisper_start",
+     "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
+)
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
+    """Validate one WebSocket frame into a client message model.
+
+    Raises ProtocolError with code too_large, bad_json, unknown_type or
+    bad_message; the caller replies with an error and changes nothing.
+    """
+    size = len(frame) if isinstance(frame, bytes) else len(frame.encode("utf-8"))
+    if size > max_frame:
+        raise ProtocolError(TOO_LARGE, f"frame of {size} bytes exceeds {max_frame}")
+    if isinstance(frame, bytes):
+        try:
+            frame = frame.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError(BAD_JSON, "frames are UTF-8 JSON text") from None
+    try:
+        data = json.loads(frame)
+    except (ValueError, RecursionError):
+        raise ProtocolError(BAD_JSON, "not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(BAD_MESSAGE, "a message is a JSON object with a 'type'")
+    ref = data.get("ref") if isinstance(data.get("ref"), str | int) else None
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(BAD_MESSAGE, "missing or non-string 'type'", ref)
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError(UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", ref)
+    if kind == "action":
+        action = data.get("action")
+        if isinstance(action, dict) and isinstance(action.get("type"), str) \
+                and action["type"] not in ACTION_TYPES:
+            raise ProtocolError(BAD_MESSAGE, f"unknown action type {action['type'][:40]!r}", ref)
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError(BAD_MESSAGE, _describe(exc), ref) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    """The first validation problem, short and readable."""
+    err = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in err["loc"][1:]) or "message"
+    return f"{loc}: {err['msg']}"
+
+
+def action_dict(msg: ActionMsg) -> dict[str, Any]:
+    """The action as the plain dict game.apply takes (and the log stores)."""
+    return msg.action.model_dump()
+
+
+def error(code: str, message: str = "", ref: Any = None, detail: Any = None) -> dict[str, Any]:
+    """An outgoing error message."""
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message or code}
+    if ref is not None:
+        out["ref"] = ref
+    if detail:
+        out["detail"] = detail
+    return out

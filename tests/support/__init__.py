@@ -1,0 +1,1 @@
+"""Shared test helpers: a real `sussurro serve` process (server_proc)."""

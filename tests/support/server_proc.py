@@ -1,0 +1,152 @@
+"""Run a REAL `sussurro serve` subprocess for tests.
+
+    from tests.support.server_proc import ServerProc
+
+    with ServerProc(tmp_path / "s.db") as srv:      # starts, waits for /healthz
+        srv.url("/api/rooms")                        # "http://127.0.0.1:PORT/api/rooms"
+        srv.restart()                                # SIGTERM, then start again on the same DB
+        srv.kill(); srv.start()                      # a crash (SIGKILL) and a cold start
+
+The server listens on a free 127.0.0.1 port with a temporary SQLite file and
+relaxed throttles (so tests may create many rooms quickly); pass `env={...}`
+to override any `SUSSURRO_*` setting (e.g. `{"SUSSURRO_JOIN_BURST": "3"}`).
+The port stays the same across restarts. Its log is `srv.log_path`;
+`srv.log_tail()` is handy in assertion messages.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Throttles wide open: tests exercise them on purpose with their own env.
+RELAXED = {
+    "SUSSURRO_JOIN_BURST": "100000",
+    "SUSSURRO_JOIN_RATE": "100000",
+    "SUSSURRO_LOOKUP_BURST": "100000",
+    "SUSSURRO_LOOKUP_RATE": "100000",
+    "SUSSURRO_CREATE_BURST": "100000",
+    "SUSSURRO_CREATE_RATE": "100000",
+    "SUSSURRO_WS_BURST": "1000",
+    "SUSSURRO_WS_RATE": "1000",
+}
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (on 127.0.0.1)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+class ServerProc:
+    """One server subprocess bound to one database file and one port."""
+
+    def __init__(self, db: str | os.PathLike[str], port: int | None = None,
+                 env: dict[str, str] | None = None, relaxed: bool = True,
+                 log_path: str | os.PathLike[str] | None = None) -> None:
+        self.db = str(db)
+        self.port = port or free_port()
+        self.env = {**(RELAXED if relaxed else {}), **(env or {})}
+        self.log_path = Path(log_path or (self.db + ".log"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def url(self, path: str = "/") -> str:
+        return self.base_url + path
+
+    def start(self, timeout: float = 20.0) -> ServerProc:
+        """Start the process and wait until /healthz answers."""
+        if self.proc is not None and self.proc.poll() is None:
+            return self
+        env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
+        cmd = [_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
+               "--port", str(self.port), "--db", self.db, "--log-level", "warning"]
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+        try:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            log.close()
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                if httpx.get(self.url("/healthz"), timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.kill()
+        raise RuntimeError(f"server did not answer /healthz in {timeout}s:\n{self.log_tail()}")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM (graceful shutdown) and wait; SIGKILL if it hangs. The exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        code, self.proc = self.proc.returncode, None
+        return code
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, nothing flushed beyond what was committed."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.proc = None
+
+    def restart(self, crash: bool = False) -> ServerProc:
+        """Stop (or kill, with crash=True) and start again on the same DB and port."""
+        if crash:
+            self.kill()
+        else:
+            self.stop()
+        return self.start()
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_tail(self, n: int = 40) -> str:
+        """The last lines of the server's log."""
+        try:
+            lines = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-n:])
+
+    def __enter__(self) -> ServerProc:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
