@@ -10,6 +10,16 @@ from game import GameError, apply, new_game, state_bytes, tick, view
 from game.simulate import nonsense  # noqa: F401  (re-exported for tests)
 
 
+def _letters(n: int) -> str:
+    """A distinct short letter tag for every n (clues must stay words, not numbers)."""
+    out = ""
+    while True:
+        n, r = divmod(n, 26)
+        out += "abcdefghijklmnopqrstuvwxyz"[r]
+        if n == 0:
+            return out
+
+
 def players(n: int) -> list[dict[str, str]]:
     return [{"id": f"p{i}", "name": f"Name{i}"} for i in range(n)]
 
@@ -75,8 +85,8 @@ class Play:
         if pl.power == "pappagallo":
             prev = next((c.text for c in reversed(self.s.clues) if not c.skipped), None)
             if prev:
-                return prev.split()[0] + f" qux{'z' * self.n}"
-        return f"zorp{'q' * self.n}"
+                return prev.split()[0] + f" qux{_letters(self.n)}"
+        return f"zorp{_letters(self.n)}"
 
     def clues(self) -> None:
         """Every living player gives a valid clue in the drawn order."""
