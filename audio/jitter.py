@@ -1,0 +1,171 @@
+"""Per-speaker jitter queue: bursty arrivals in, exactly one 960-sample frame out per tick.
+
+Policy, in the order a frame meets it:
+
+- `push` accepts any length and re-chunks into frames; the queue never holds
+  more than `max_frames` frames of audio (100 ms): beyond that the oldest
+  frames are dropped (`overflows`).
+- Playback starts (and restarts after running dry) once `target` frames are
+  queued, so a burst-and-gap arrival pattern is absorbed with 40-60 ms of
+  latency. A talk spurt shorter than that still plays once the sender has
+  paused for two ticks.
+- If the queue has held more than `target` frames for a whole second (a
+  sender whose clock runs fast), one frame is dropped (`trimmed`) so the
+  latency comes back to target instead of sitting at the ceiling.
+- Running dry plays silence: the last frame's tail is continued (mirrored)
+  and faded out over 5 ms, so there is no click; playback fades back in.
+  Any other break in continuity (a dropped frame) is a 5 ms cross-fade.
+- `underruns` counts holes *inside* a stream: the queue ran dry and audio
+  came back within `gap_ticks` (200 ms). A speaker who never sent, or who
+  stopped sending (muted mic, DTX), is not counted; `active` says whether
+  the speaker sent anything in the last `idle_ticks` ticks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from audio.format import FRAME
+
+__all__ = ["JitterQueue", "FADE"]
+
+FADE = 240  # 5 ms: long enough to be click-free, short enough to be unnoticed
+_FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.float32)
+_FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
+_TAIL_FADE = np.linspace(1.0, 0.0, 48, dtype=np.float32)  # 1 ms, end of a flushed partial frame
+_SILENCE = np.zeros(FRAME, dtype=np.float32)
+_SILENCE.flags.writeable = False
+
+
+class JitterQueue:
+    """Bounded FIFO of one speaker's frames with click-free underrun handling."""
+
+    def __init__(
+        self,
+        target: int = 2,
+        max_frames: int = 5,
+        gap_ticks: int = 10,
+        idle_ticks: int = 25,
+        trim_ticks: int = 50,
+    ):
+        self.target = target
+        self.max_frames = max_frames
+        self.gap_ticks = gap_ticks
+        self.idle_ticks = idle_ticks
+        self.trim_ticks = trim_ticks
+        self.underruns = 0
+        self.overflows = 0
+        self.trimmed = 0
+        self._frames: deque[np.ndarray] = deque()
+        self._partial = np.zeros(0, dtype=np.float32)
+        self._playing = False
+        self._last = _SILENCE  # last frame handed out, for the mirrored continuation
+        self._splice = True  # the next frame played does not continue `_last`
+        self._tick = 0
+        self._last_push: int | None = None  # tick of the last push
+        self._dry_at: int | None = None  # tick the queue ran dry while playing
+        self._low = max_frames  # fewest frames left after a pop in this trim window
+        self._low_ticks = 0
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def depth(self) -> float:
+        """Queued audio, in frames (a partial frame counts as a fraction)."""
+        return (len(self._frames) * FRAME + self._partial.size) / FRAME
+
+    @property
+    def active(self) -> bool:
+        """True if the speaker pushed audio in the last `idle_ticks` ticks."""
+        return self._last_push is not None and self._tick - self._last_push <= self.idle_ticks
+
+    # ------------------------------------------------------------------- push
+
+    def push(self, pcm: np.ndarray) -> None:
+        """Queue float32 mono samples of any length (copied)."""
+        x = np.asarray(pcm, dtype=np.float32).reshape(-1)
+        if x.size == 0:
+            return
+        x = np.concatenate([self._partial, x]) if self._partial.size else x.copy()
+        whole = x.size // FRAME
+        for i in range(whole):
+            self._frames.append(x[i * FRAME : (i + 1) * FRAME])
+        self._partial = x[whole * FRAME :]
+        while self._frames and len(self._frames) * FRAME + self._partial.size > self.max_frames * FRAME:
+            self._frames.popleft()  # the oldest audio is the least useful
+            self.overflows += 1
+            self._splice = True
+        if self._dry_at is not None:
+            if self._tick - self._dry_at <= self.gap_ticks:
+                self.underruns += 1
+            self._dry_at = None
+        self._last_push = self._tick
+
+    # -------------------------------------------------------------------- pop
+
+    def pop(self) -> np.ndarray:
+        """The frame to play this tick (960 samples; silence when there is none)."""
+        self._tick += 1
+        paused = self._last_push is not None and self._tick - self._last_push > 2
+        if not self._playing:
+            if len(self._frames) >= self.target or (paused and (self._frames or self._partial.size)):
+                self._playing = True
+            else:
+                self._last = _SILENCE
+                return _SILENCE
+        if not self._frames and paused and self._partial.size:
+            self._flush_partial()
+        if not self._frames:
+            self._playing = False
+            self._dry_at = self._tick
+            return self._conceal()
+        frame = self._frames.popleft()
+        if self._splice:
+            frame = self._crossfade(frame)
+            self._splice = False
+        self._trim()
+        self._last = frame
+        return frame
+
+    # ---------------------------------------------------------------- helpers
+
+    def _continuation(self) -> np.ndarray:
+        # Mirror the last frame around its last sample: continuous in value,
+        # and with the same local slope magnitude, so fading it is click-free.
+        return self._last[-2 : -2 - FADE : -1]
+
+    def _conceal(self) -> np.ndarray:
+        out = np.zeros(FRAME, dtype=np.float32)
+        out[:FADE] = self._continuation() * _FADE_OUT
+        self._last = out
+        self._splice = True
+        return out
+
+    def _crossfade(self, frame: np.ndarray) -> np.ndarray:
+        out = frame.copy()
+        out[:FADE] = frame[:FADE] * _FADE_IN + self._continuation() * _FADE_OUT
+        return out
+
+    def _flush_partial(self) -> None:
+        # The sender paused mid-frame: play what there is, faded, padded with silence.
+        out = np.zeros(FRAME, dtype=np.float32)
+        n = self._partial.size
+        out[:n] = self._partial
+        m = min(n, _TAIL_FADE.size)
+        out[n - m : n] *= _TAIL_FADE[_TAIL_FADE.size - m :]
+        self._frames.append(out)
+        self._partial = np.zeros(0, dtype=np.float32)
+
+    def _trim(self) -> None:
+        self._low = min(self._low, len(self._frames))
+        self._low_ticks += 1
+        if self._low_ticks < self.trim_ticks:
+            return
+        if self._low > self.target and self._frames:
+            self._frames.popleft()
+            self.trimmed += 1
+            self._splice = True
+        self._low = self.max_frames
+        self._low_ticks = 0

@@ -1,0 +1,290 @@
+"""The room mixer: one frame in per speaker, one limited mix out per listener, each tick.
+
+Tick, in order:
+
+1. one frame per speaker from its jitter queue (silence when there is none);
+2. mouth levels on those raw frames (before routing and effects);
+3. per-speaker effects ("drunk": one `DrunkVoice` per speaker, kept while
+   the effect lasts so its state streams across frames);
+4. every source (speakers, then cues playing) is delayed by the limiter's
+   1 ms look-ahead, giving a (sources x FRAME+LOOKAHEAD) window;
+5. one matrix product: distinct gain rows x window. Each row is the public
+   bus (same for all) with the listener's own voice zeroed, plus what is
+   routed to them alone (whisper, channel mates, cues). Zeroing the own
+   column instead of subtracting the voice from a summed bus makes "not
+   heard" an exact zero, and the product computes each distinct mix once;
+6. the limiter on each distinct mix.
+
+Grouping: listeners whose gain rows are equal (same speakers, same cues) get
+the very same output array object; the groups are recompiled only when the
+players, the routing, the whispers or the set of cues playing change.
+
+Limiter state is kept per listener (one float, the gain in dB). A group
+starts each tick from the lowest gain among its members (they are all equal
+unless the group was just formed by a routing change) and writes the result
+back to every member; so a listener moving to another group keeps a smooth
+gain and shared arrays stay correct.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audio.format import FRAME
+from audio.jitter import JitterQueue
+from audio.limiter import LOOKAHEAD, limit
+from audio.mouth import MouthMeter
+from audio.routing import EFFECTS, Routing, gain_matrix, whisper_allowed
+
+__all__ = ["RoomMixer", "TickResult"]
+
+WINDOW = FRAME + LOOKAHEAD
+
+
+@dataclass
+class TickResult:
+    """One tick's output. Listeners with identical mixes share ONE (read-only) array."""
+
+    mixes: dict[str, np.ndarray]  # listener -> (960,) float32
+    mouths: dict[str, float]  # speaker -> 0..1
+    distinct: int  # number of distinct mix arrays
+    groups: list[tuple[str, ...]] = field(default_factory=list)  # listeners sharing a mix
+
+
+@dataclass
+class _Cue:
+    samples: np.ndarray
+    listeners: frozenset[str]
+    pos: int = 0
+
+
+@dataclass
+class _Plan:
+    gains: np.ndarray  # (groups x sources)
+    group_of: np.ndarray  # (listeners,) group index
+    members: list[tuple[str, ...]]
+
+
+class RoomMixer:
+    """Real-time mixer of one room; every player is a speaker and a listener."""
+
+    def __init__(self, cues=None, seed: int = 0):
+        """`cues`: a CueBank (anything with `get(name) -> ndarray`), or None."""
+        self.cues = cues
+        self.seed = seed
+        self._players: list[str] = []
+        self._queues: dict[str, JitterQueue] = {}
+        self._routing = Routing()
+        self._whispers: dict[str, str] = {}
+        self._effects: dict[str, object] = {}  # speaker -> effect instance
+        self._playing: list[_Cue] = []
+        self._tails = np.zeros((0, LOOKAHEAD), dtype=np.float32)
+        self._gain_db = np.zeros(0)
+        self._mouths = MouthMeter()
+        self._plan: _Plan | None = None
+        self._tick_us = 0.0
+        self._ticks = 0
+        self._distinct = 0
+
+    # ------------------------------------------------------------ players
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Players in mixer order."""
+        return tuple(self._players)
+
+    def add_player(self, pid: str) -> None:
+        """Add a speaker/listener (no-op if present). Heard by nobody until routed."""
+        if pid in self._queues:
+            return
+        self._players.append(pid)
+        self._queues[pid] = JitterQueue()
+        self._tails = np.vstack([self._tails, np.zeros((1, LOOKAHEAD), dtype=np.float32)])
+        self._gain_db = np.append(self._gain_db, 0.0)
+        self._mouths.add()
+        self._sync_effects()
+        self._plan = None
+
+    def remove_player(self, pid: str) -> None:
+        """Remove a player, their queue, whispers from or to them and their effect."""
+        if pid not in self._queues:
+            return
+        row = self._players.index(pid)
+        self._players.pop(row)
+        del self._queues[pid]
+        self._tails = np.delete(self._tails, row, axis=0)
+        self._gain_db = np.delete(self._gain_db, row)
+        self._mouths.remove(row)
+        self._whispers = {s: d for s, d in self._whispers.items() if pid not in (s, d)}
+        self._effects.pop(pid, None)
+        self._plan = None
+
+    def push(self, pid: str, pcm: np.ndarray) -> None:
+        """Queue a speaker's float32 mono 48 kHz samples (any length). Unknown ids raise KeyError."""
+        self._queues[pid].push(pcm)
+
+    # ------------------------------------------------------------ routing
+
+    @property
+    def routing(self) -> Routing:
+        """The routing in force."""
+        return self._routing
+
+    @property
+    def whispers(self) -> dict[str, str]:
+        """Whispers in progress: speaker -> target."""
+        return dict(self._whispers)
+
+    def set_routing(self, routing: Routing) -> None:
+        """Apply a new routing from the next tick; whispers it no longer allows stop."""
+        unknown = set(routing.effects.values()) - EFFECTS
+        if unknown:
+            raise ValueError(f"unknown effect(s): {sorted(unknown)}")
+        self._routing = routing
+        self._whispers = {
+            s: d for s, d in self._whispers.items() if whisper_allowed(routing, s, d)
+        }
+        self._sync_effects()
+        self._plan = None
+
+    def start_whisper(self, src: str, dst: str) -> None:
+        """`src` is heard by `dst` only until `stop_whisper(src)`.
+
+        Raises ValueError if either is not a player or the routing does not
+        allow src -> dst. A new whisper from `src` replaces the previous one.
+        """
+        if src not in self._queues or dst not in self._queues:
+            raise ValueError(f"unknown player in whisper {src!r} -> {dst!r}")
+        if not whisper_allowed(self._routing, src, dst):
+            raise ValueError(f"{src!r} may not whisper to {dst!r} now")
+        if self._whispers.get(src) != dst:
+            self._whispers[src] = dst
+            self._plan = None
+
+    def stop_whisper(self, src: str) -> None:
+        """End `src`'s whisper (no-op if none)."""
+        if self._whispers.pop(src, None) is not None:
+            self._plan = None
+
+    def play_cue(self, name: str, listeners: Iterable[str]) -> None:
+        """Mix cue `name` into these listeners' mixes from the next tick, to its end.
+
+        Raises ValueError when the mixer has no cue bank; the bank's own error
+        (KeyError) for an unknown name. Unknown listeners are ignored.
+        """
+        if self.cues is None:
+            raise ValueError("this mixer has no cue bank")
+        samples = np.asarray(self.cues.get(name), dtype=np.float32).reshape(-1)
+        chosen = frozenset(listeners) & frozenset(self._players)
+        if samples.size and chosen:
+            self._playing.append(_Cue(samples, chosen))
+            self._plan = None
+
+    def _sync_effects(self) -> None:
+        wanted = {p for p, e in self._routing.effects.items() if e == "drunk" and p in self._queues}
+        for pid in list(self._effects):
+            if pid not in wanted:
+                del self._effects[pid]  # a later drunk spell starts fresh
+        for pid in wanted - set(self._effects):
+            from audio.drunk import DrunkVoice  # imported late: optional at import time
+
+            self._effects[pid] = DrunkVoice(seed=(self.seed * 1_000_003 + zlib.crc32(pid.encode())) % 2**31)
+
+    def _compile(self) -> _Plan:
+        players = self._players
+        speakers = gain_matrix(players, self._routing, self._whispers)
+        cue_cols = np.zeros((len(players), len(self._playing)), dtype=np.float32)
+        for j, cue in enumerate(self._playing):
+            for i, pid in enumerate(players):
+                if pid in cue.listeners:
+                    cue_cols[i, j] = 1.0
+        rows = np.hstack([speakers, cue_cols])
+        keys: dict[bytes, int] = {}
+        group_of = np.empty(len(players), dtype=np.intp)
+        for i in range(len(players)):
+            group_of[i] = keys.setdefault(rows[i].tobytes(), len(keys))
+        firsts = [int(np.argmax(group_of == g)) for g in range(len(keys))]
+        members = [tuple(p for p, g in zip(players, group_of, strict=True) if g == k) for k in range(len(keys))]
+        return _Plan(np.ascontiguousarray(rows[firsts]), group_of, members)
+
+    # --------------------------------------------------------------- tick
+
+    def tick(self) -> TickResult:
+        """Advance 20 ms: one mix per listener, one mouth level per speaker."""
+        t0 = time.perf_counter()
+        self._ticks += 1
+        players = self._players
+        n = len(players)
+        if n == 0:
+            self._playing.clear()
+            self._distinct = 0
+            self._tick_us = (time.perf_counter() - t0) * 1e6
+            return TickResult({}, {}, 0, [])
+        if self._plan is None:
+            self._plan = self._compile()
+        plan = self._plan
+
+        raw = np.empty((n, FRAME), dtype=np.float32)
+        window = np.empty((n + len(self._playing), WINDOW), dtype=np.float32)
+        window[:n, :LOOKAHEAD] = self._tails
+        for i, pid in enumerate(players):
+            frame = self._queues[pid].pop()
+            raw[i] = frame
+            effect = self._effects.get(pid)
+            window[i, LOOKAHEAD:] = frame if effect is None else effect.process(frame)
+        self._tails = window[:n, FRAME:].copy()
+        finished = False
+        for j, cue in enumerate(self._playing):
+            seg = cue.samples[cue.pos : cue.pos + WINDOW]
+            row = window[n + j]
+            row[: seg.size] = seg
+            row[seg.size :] = 0.0
+            cue.pos += FRAME
+            finished |= cue.pos >= cue.samples.size
+
+        mouths = self._mouths.update(raw)
+
+        mixed = plan.gains @ window
+        state = np.zeros(len(plan.members))
+        np.minimum.at(state, plan.group_of, self._gain_db)
+        out, state = limit(mixed, state)
+        self._gain_db = state[plan.group_of]
+        out = np.ascontiguousarray(out, dtype=np.float32)
+        out.flags.writeable = False  # one array serves several listeners
+        rows = list(out)
+        mixes = {pid: rows[g] for pid, g in zip(players, plan.group_of.tolist(), strict=True)}
+
+        if finished:
+            self._playing = [c for c in self._playing if c.pos < c.samples.size]
+            self._plan = None
+        self._distinct = len(rows)
+        self._tick_us = (time.perf_counter() - t0) * 1e6
+        return TickResult(
+            mixes=mixes,
+            mouths=dict(zip(players, mouths.tolist(), strict=True)),
+            distinct=len(rows),
+            groups=list(plan.members),
+        )
+
+    # -------------------------------------------------------------- stats
+
+    def stats(self) -> dict:
+        """Counters for /metrics and tests (per speaker unless said otherwise)."""
+        q = self._queues
+        return {
+            "underruns": {p: q[p].underruns for p in self._players},
+            "overflows": {p: q[p].overflows for p in self._players},
+            "trimmed": {p: q[p].trimmed for p in self._players},
+            "depth": {p: q[p].depth for p in self._players},
+            "active": {p: q[p].active for p in self._players},
+            "whispers": dict(self._whispers),
+            "cues_playing": len(self._playing),
+            "distinct": self._distinct,
+            "ticks": self._ticks,
+            "tick_us": self._tick_us,
+        }

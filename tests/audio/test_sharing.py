@@ -1,0 +1,76 @@
+"""Listeners whose mixes are identical share one array object; `distinct` counts them."""
+
+import numpy as np
+
+from audio import CueBank, RoomMixer, Routing
+from audio.synth import tone
+from tests.audio.mixhelp import run
+
+PLAYERS = [f"p{i}" for i in range(6)]
+
+
+def _room(routing):
+    m = RoomMixer(cues=CueBank({"ding": tone(1000, 0.1, -12)}))
+    for p in PLAYERS:
+        m.add_player(p)
+    m.set_routing(routing)
+    return m
+
+
+def _signals():
+    return {p: tone(300 + 50 * i, 0.5, -30) for i, p in enumerate(PLAYERS)}
+
+
+def test_listeners_with_the_same_mix_share_one_array():
+    # p0..p2 debate; p3..p5 are eliminated: muted, but they hear the debate.
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    res = m.tick()
+    assert res.mixes["p3"] is res.mixes["p4"] is res.mixes["p5"]
+    assert res.distinct == 4
+    assert len({id(a) for a in res.mixes.values()}) == res.distinct
+    assert sorted(res.groups) == [("p0",), ("p1",), ("p2",), ("p3", "p4", "p5")]
+
+
+def test_shared_mix_is_what_each_member_should_hear():
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    mixes, _, results = run(m, _signals(), 20)
+    assert results[-1].mixes["p3"] is results[-1].mixes["p4"]
+    assert np.abs(mixes["p3"]).max() > 0.05  # the debate, not silence
+    np.testing.assert_array_equal(mixes["p3"], mixes["p5"])
+    assert not np.array_equal(mixes["p0"], mixes["p3"])
+
+
+def test_shared_mix_is_read_only():
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    res = m.tick()
+    assert not res.mixes["p3"].flags.writeable
+
+
+def test_whisper_target_leaves_the_shared_group():
+    m = _room(Routing(public=frozenset(PLAYERS[:3]), whisper={"p0": frozenset({"p4"})}))
+    m.start_whisper("p0", "p4")
+    res = m.tick()
+    assert res.mixes["p3"] is res.mixes["p5"]
+    assert res.mixes["p4"] is not res.mixes["p3"]
+    # p0 is off the bus, so p0, p3 and p5 all hear exactly p1 + p2: one mix
+    assert res.mixes["p0"] is res.mixes["p3"]
+    assert res.distinct == 4
+
+
+def test_cue_splits_its_listeners_off_while_it_plays_then_they_rejoin():
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    m.play_cue("ding", ["p4"])
+    first = m.tick()
+    assert first.mixes["p3"] is first.mixes["p5"]
+    assert first.mixes["p4"] is not first.mixes["p3"]
+    assert first.distinct == 5
+    for _ in range(6):  # 100 ms cue = 5 frames
+        res = m.tick()
+    assert res.mixes["p4"] is res.mixes["p3"]
+    assert res.distinct == 4
+
+
+def test_everyone_silent_and_public_still_counts_each_distinct_row():
+    m = _room(Routing(public=frozenset(PLAYERS)))
+    res = m.tick()
+    assert res.distinct == len(PLAYERS)
