@@ -10,8 +10,10 @@ Rules implemented (RULES.md, rules/000 §3 and §7):
 - A clue may not contain the player's own word (a clue word equal to it or
   containing it, "gattone" for "gatto") nor a word of its family (equal
   Snowball stems of 4+ letters, or one stem being the other plus a
-  derivational ending: "gattino" for "gatto"), case and accents ignored, with the
-  stemmer of the room's language. For a secret of several words
+  derivational ending: "gattino" for "gatto", "panino" for "pane"), case
+  and accents ignored, with the stemmer of the room's language. A secret
+  of 3 letters or fewer is matched as a whole word only ("sete" is fine for
+  "tè", "teas" is not for "tea"). For a secret of several words
   ("pesce rosso") the whole phrase and each of its content words are
   checked.
 - Muto: the clue must be emoji only. Pappagallo: the clue must repeat a word
@@ -64,6 +66,14 @@ _DERIVATIONS: dict[str, frozenset[str]] = {
     ),
     "fr": frozenset("on et ett ell i ier ist eur our ag er eri net ot in el".split()),
     "en": frozenset("er ist let i ie ing y s".split()),
+}
+# A 3-letter stem is short enough to begin unrelated words ("mel" in
+# "melone"), so only unmistakable endings count there: "panino" (pan+in),
+# "barista" (bar+ist), "sunny" (sun+ni), "potier" (pot+i).
+_SHORT_DERIVATIONS: dict[str, frozenset[str]] = {
+    "it": frozenset("in ett ell icin olin ai ier ist ator".split()),
+    "fr": frozenset("i ier ist et ett".split()),
+    "en": frozenset("ist let ni ner ter mer per ger der ber".split()),
 }
 
 _STEMMER_NAMES = {"it": "italian", "fr": "french", "en": "english"}
@@ -139,10 +149,17 @@ def is_emoji_only(text: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    """Remove control characters and collapse whitespace, keeping the player's spelling."""
-    text = unicodedata.normalize("NFC", text)
-    text = "".join(c if c.isprintable() or c in "\u200d" else " " for c in text)
-    return " ".join(text.split())
+    """Drop control and invisible characters, collapse whitespace; keep the player's spelling."""
+    out = []
+    for c in unicodedata.normalize("NFC", text):
+        cat = unicodedata.category(c)
+        if cat == "Cc":
+            out.append(" ")
+        # Format characters are invisible; only those that build emoji stay
+        # (zero-width joiner, the tag letters of subdivision flags).
+        elif cat != "Cf" or c == "\u200d" or "\U000e0020" <= c <= "\U000e007f":
+            out.append(c)
+    return " ".join("".join(out).split())
 
 
 @cache
@@ -187,18 +204,22 @@ def _uses_secret(word: str, secret: str, lang: str) -> bool:
         # A short secret ("tè", "sol") would be found inside unrelated words,
         # so only the word itself or its inflection counts ("teas" for "tea").
         for part in _parts(word):
+            root = _stem(term, lang)
+            # "teas" for "tea", "sciare" for "sci": the same stem, when the
+            # secret is its own stem or the clue is barely longer.
             if part == term or (
-                len(part) <= len(term) + 2 and _stem(part, lang) == _stem(term, lang)
+                _stem(part, lang) == root and (root == term or len(part) <= len(term) + 2)
             ):
                 return True
     return False
 
 
 def _derived(stem: str, base: str, lang: str) -> bool:
-    """`stem` is `base` (4+ letters) plus a derivational ending ("gattin" = "gatt" + "in")."""
-    return (
-        len(base) >= 4 and stem.startswith(base) and stem[len(base) :] in _DERIVATIONS.get(lang, ())
-    )
+    """`stem` is `base` plus a derivational ending ("gattin" = "gatt" + "in")."""
+    if len(base) < 3 or not stem.startswith(base):
+        return False
+    endings = _DERIVATIONS if len(base) >= 4 else _SHORT_DERIVATIONS
+    return stem[len(base) :] in endings.get(lang, ())
 
 
 def _same_family(word: str, secret: str, lang: str) -> bool:
@@ -249,6 +270,11 @@ def check_clue(
     Codes: clue_empty, clue_too_long, clue_not_emoji (Muto),
     clue_uses_secret_word, clue_same_family, clue_must_repeat (Pappagallo).
     With `secret_word` None (the Fantasma) only the shape checks apply.
+    `must_repeat_from` is the previous clue (None when there is none: the
+    Pappagallo is then free); an emoji of it counts as a word to repeat,
+    and a previous clue with no word at all leaves the Pappagallo free.
+    The cleaned clue has control and invisible characters removed and
+    whitespace collapsed; its spelling and case are the player's.
     """
     _stemmer(lang)  # reject an unknown language even for a Fantasma
     cleaned = _clean(text)

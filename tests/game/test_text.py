@@ -95,6 +95,7 @@ def test_an_elided_article_is_not_a_word_of_its_own():
         ("pescerosso", "pesce rosso", "it"),
         ("un pesce", "pesce rosso", "it"),
         ("tea", "tea", "en"),
+        ("sciare", "sci", "it"),
         ("teas", "tea", "en"),
         ("salle de bain", "salle de bain", "fr"),
     ],
@@ -131,6 +132,9 @@ def test_a_short_secret_is_not_found_inside_unrelated_words(text, secret, lang):
         ("montagne innevate", "montagna", "it", "montagne"),
         ("fiorista", "fiore", "it", "fiorista"),
         ("gatto", "gattino", "it", "gatto"),
+        ("un panino", "pane", "it", "panino"),
+        ("barista", "bar", "it", "barista"),
+        ("marino", "mare", "it", "marino"),
         ("Plagiste", "plage", "fr", "plagiste"),
         ("cuisinier", "cuisine", "fr", "cuisinier"),
         ("des chevaux", "cheval", "fr", "chevaux"),
@@ -164,6 +168,7 @@ def test_the_family_check_uses_the_rooms_language():
     [
         ("acqua clorata", "piscina", "it"),
         ("pastore", "pasta", "it"),
+        ("melone", "mela", "it"),
         ("felin rayé", "tigre", "fr"),
         ("sand and waves", "pool", "en"),
     ],
@@ -195,6 +200,17 @@ def test_muto_clue_with_text_is_refused(text):
 def test_muto_clue_counts_each_emoji_as_a_word():
     assert check_clue("🐱🐯🦁🐆", "gatto", "it", emoji_only=True)
     assert refused("🐱🐯🦁🐆🐈", "gatto", "it", emoji_only=True).code == "clue_too_long"
+
+
+def test_muto_flags_and_families_are_single_emoji():
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    assert check_clue(england + " 🇫🇷", None, "en", emoji_only=True) == england + " 🇫🇷"
+    assert clue_words(england) == [england]
+
+
+def test_invisible_characters_do_not_hide_the_secret_word():
+    assert refused("gat\u200bto", "gatto", "it").code == "clue_uses_secret_word"
+    assert check_clue("acqua\tclorata\n", "piscina", "it") == "acqua clorata"
 
 
 def test_is_emoji_only():
@@ -233,6 +249,16 @@ def test_pappagallo_not_repeating_a_word_is_refused(text, previous, lang):
     err = refused(text, "gatto", lang, must_repeat_from=previous)
     assert err.code == "clue_must_repeat"
     assert err.detail["previous"] == previous
+
+
+def test_pappagallo_after_a_muto_repeats_an_emoji():
+    assert check_clue("🐱 felino", "tigre", "it", must_repeat_from="🐱🐾")
+    assert refused("felino", "tigre", "it", must_repeat_from="🐱🐾").code == "clue_must_repeat"
+
+
+def test_pappagallo_is_free_when_there_is_no_previous_clue():
+    assert check_clue("felino", "tigre", "it", must_repeat_from=None)
+    assert check_clue("felino", "tigre", "it", must_repeat_from="")
 
 
 def test_pappagallo_still_may_not_say_the_secret_word():
