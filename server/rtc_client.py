@@ -67,6 +67,24 @@ class Tone(Source):
         return (self.level * np.sin(2 * np.pi * self.hz * t)).astype(np.float32)
 
 
+@dataclass
+class Syllables(Source):
+    """A tone spoken in syllables: `on` frames of tone, `off` frames of silence, repeated.
+
+    Speech-like for the mouth meter, which learns a steady tone as background.
+    """
+
+    hz: float
+    level: float = 0.25
+    on: int = 10
+    off: int = 5
+
+    def frame(self, n: int) -> np.ndarray:
+        if n % (self.on + self.off) >= self.on:
+            return np.zeros(FRAME, np.float32)
+        return Tone(self.hz, self.level).frame(n)
+
+
 class WavSource(Source):
     """A WAV file (resampled to 48 kHz mono if needed), looped."""
 

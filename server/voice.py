@@ -1,0 +1,336 @@
+"""A room's voice: its peers, its mixer and the 20 ms loop that feeds one into the other.
+
+Each tick (drift-free deadlines from `audio.FrameClock`):
+
+1. `RoomMixer.tick()` gives one mix per listener; listeners with the same mix
+   share one array object;
+2. each distinct mix is Opus-encoded once, by an encoder kept per group of
+   listeners (key: the frozenset of their ids; created on demand, dropped
+   after a second unused), and the same payload is queued on every listener's
+   track (`rtc.MixTrack`, bounded, oldest dropped if a sender stalls);
+3. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
+   goes to `on_mouths`.
+
+Why one encoder per group and not per listener: encoding is the bulk of the
+per-tick cost and Opus packets decode with any decoder, so a listener
+switching group hears at most a short artefact. Why not one encoder per mix
+content: mixes are only comparable by identity within a tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from audio import CueBank, FrameClock, RoomMixer, Routing
+from server.opus import OpusEncoder, OpusSettings
+from server.rtc import Peer, VoiceError, open_peer
+
+__all__ = ["RoomVoice", "VoiceError", "routing_from_policy"]
+
+log = logging.getLogger(__name__)
+
+PERIOD = 0.02
+MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
+ENCODER_IDLE_TICKS = 50  # an encoder unused for 1 s is dropped
+SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
+MAX_BURST = 5  # overdue ticks run back to back at most after a stall
+
+
+def routing_from_policy(policy) -> Routing:
+    """`game.AudioPolicy` -> `audio.Routing` (drunk voices become the "drunk" effect)."""
+    return Routing.from_policy(policy)
+
+
+class _Encoder:
+    """One mix group's Opus encoder, which skips encoding long silences.
+
+    After SILENT_REUSE silent frames in a row the encoder's output is a
+    stable comfort packet, so it is sent again instead of encoding zeros.
+    """
+
+    __slots__ = ("enc", "last_tick", "silent_run", "last_payload", "encodes")
+
+    def __init__(self, settings: OpusSettings) -> None:
+        self.enc = OpusEncoder(settings)
+        self.last_tick = 0
+        self.silent_run = 0
+        self.last_payload = b""
+        self.encodes = 0
+
+    def encode(self, mix: np.ndarray, silent: bool) -> bytes:
+        self.silent_run = self.silent_run + 1 if silent else 0
+        if self.silent_run > SILENT_REUSE and self.last_payload:
+            return self.last_payload
+        self.encodes += 1
+        self.last_payload = self.enc.encode(mix)
+        return self.last_payload
+
+
+class RoomVoice:
+    """The voice side of one room; all methods run on the room's event loop."""
+
+    def __init__(
+        self,
+        room_code: str,
+        *,
+        ice_servers: list[dict] | None = None,
+        on_mouths: Callable[[dict[str, float]], None] | None = None,
+        seed: int = 0,
+        opus: OpusSettings | None = None,
+        cues: CueBank | None = None,
+    ) -> None:
+        self.room_code = room_code
+        self._ice_servers = list(ice_servers or [])
+        self._on_mouths = on_mouths
+        self._opus = opus or OpusSettings()
+        self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
+        self._peers: dict[str, Peer] = {}
+        self._players: set[str] = set()  # ids the mixer knows (a peer, a routing, a whisper)
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._encoders: dict[frozenset[str], _Encoder] = {}
+        self._task: asyncio.Task | None = None
+        self._tick = 0
+        self._mouth_acc: dict[str, float] = {}
+        # stats
+        self._tick_us: deque[float] = deque(maxlen=250)
+        self._distinct: deque[int] = deque(maxlen=250)
+        self._encodes = 0  # Opus encodes actually run (silence reuse excluded)
+        self._mixer_distinct = 0
+        self._late = 0
+        self._clock: FrameClock | None = None
+        self._refused = 0
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        """Start the 20 ms mixer loop (idempotent)."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"voice-{self.room_code}"
+            )
+
+    async def stop(self) -> None:
+        """Stop the loop and close every peer."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        peers = list(self._peers.values())
+        self._peers.clear()
+        await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
+        self._encoders.clear()
+
+    # --------------------------------------------------------------------- peers
+
+    async def offer(self, pid: str, sdp: str) -> str:
+        """Answer a player's offer; a new offer from the same player replaces its peer.
+
+        Raises VoiceError (code bad_sdp, sdp_too_large, no_audio) and leaves
+        every other peer, and this player's current one, untouched.
+        """
+        lock = self._locks.setdefault(pid, asyncio.Lock())
+        async with lock:
+            try:
+                peer, answer = await open_peer(
+                    pid, sdp, ice_servers=self._ice_servers, on_pcm=self._on_pcm,
+                    on_closed=self._on_peer_closed,
+                )
+            except VoiceError:
+                self._refused += 1
+                raise
+            old = self._peers.get(pid)
+            self._peers[pid] = peer
+            if old is not None:
+                await old.close()
+            else:
+                self._ensure_player(pid)
+            return answer
+
+    async def drop(self, pid: str) -> None:
+        """Close the player's peer and forget its voice (no error if unknown)."""
+        peer = self._peers.pop(pid, None)
+        if peer is not None:
+            await peer.close()
+        if pid in self._players:
+            self._players.discard(pid)
+            self.mixer.remove_player(pid)
+
+    def peers(self) -> list[str]:
+        """Ids of the players with a live peer connection."""
+        return sorted(self._peers)
+
+    def _on_peer_closed(self, pid: str, peer: Peer) -> None:
+        # ICE/DTLS failure: forget the peer if it is still the current one; the
+        # client reconnects with a new offer.
+        if self._peers.get(pid) is peer:
+            self._peers.pop(pid, None)
+            asyncio.ensure_future(peer.close())
+
+    def _on_pcm(self, pid: str, pcm: np.ndarray) -> None:
+        if pid in self._peers:
+            self.mixer.push(pid, pcm)
+
+    def _ensure_player(self, pid: str) -> None:
+        if pid not in self._players:
+            self.mixer.add_player(pid)
+            self._players.add(pid)
+
+    # ------------------------------------------------------------------- routing
+
+    def set_routing(self, routing: Routing) -> None:
+        """Apply the game's routing from the next tick (stops whispers it forbids)."""
+        for pid in _routing_players(routing):
+            self._ensure_player(pid)
+        self.mixer.set_routing(routing)
+
+    def whisper_start(self, src: str, dst: str) -> None:
+        """Start `src` whispering to `dst`; ValueError if the routing forbids it."""
+        self._ensure_player(src)
+        self._ensure_player(dst)
+        self.mixer.start_whisper(src, dst)
+
+    def whisper_stop(self, src: str) -> None:
+        """Stop `src`'s whisper (no error if none)."""
+        if src in self._players:
+            self.mixer.stop_whisper(src)
+
+    def play_cue(self, name: str, listeners: Iterable[str]) -> None:
+        """Play a named cue (audio/cues) to these listeners from the next tick."""
+        listeners = [p for p in listeners]
+        for pid in listeners:
+            self._ensure_player(pid)
+        self.mixer.play_cue(name, listeners)
+
+    # ---------------------------------------------------------------------- loop
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        clock = self._clock = FrameClock(period=PERIOD, start=loop.time(), max_burst=MAX_BURST)
+        while True:
+            # After a stall (a paused process, a long GC) run at most MAX_BURST
+            # ticks back to back; the rest are skipped, the grid is kept.
+            clock.catch_up(loop.time())
+            delay = clock.next_time() - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -PERIOD:
+                self._late += 1
+            try:
+                self._step()
+            except Exception:  # one bad tick must not silence the room for good
+                log.exception("voice tick failed in room %s", self.room_code)
+
+    def _groups(self, mixes: dict[str, np.ndarray]) -> list[tuple[np.ndarray, list[str], bool]]:
+        """Listeners with a peer, grouped by identical mix: (mix, listeners, silent).
+
+        The mixer shares one array between listeners with the same routing;
+        listeners with different routings can still get the same samples (most
+        often silence, or the one voice heard by everybody but its speaker),
+        so arrays are also compared by content: a hash of their bytes, then an
+        exact comparison.
+        """
+        by_id: dict[int, tuple[np.ndarray, list[str]]] = {}
+        for pid, mix in mixes.items():
+            if pid in self._peers:
+                by_id.setdefault(id(mix), (mix, []))[1].append(pid)
+        by_content: dict[object, tuple[np.ndarray, list[str], bool]] = {}
+        for mix, pids in by_id.values():
+            silent = not mix.any()
+            key: object = "silence" if silent else hash(mix.tobytes())
+            same = by_content.get(key)
+            if same is not None and (silent or np.array_equal(same[0], mix)):
+                same[1].extend(pids)
+            else:
+                by_content[key if same is None else (key, id(mix))] = (mix, list(pids), silent)
+        return list(by_content.values())
+
+    def _step(self) -> None:
+        """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
+        t0 = time.perf_counter()
+        self._tick += 1
+        tick = self._tick
+        result = self.mixer.tick()
+        groups = self._groups(result.mixes)
+        for mix, pids, silent in groups:
+            key = frozenset(pids)
+            enc = self._encoders.get(key)
+            if enc is None:
+                enc = self._encoders[key] = _Encoder(self._opus)
+            enc.last_tick = tick
+            before = enc.encodes
+            payload = enc.encode(mix, silent)
+            self._encodes += enc.encodes - before
+            if payload:
+                for pid in pids:
+                    self._peers[pid].track.push(payload, tick)
+        if tick % ENCODER_IDLE_TICKS == 0:
+            stale = [k for k, e in self._encoders.items() if tick - e.last_tick > ENCODER_IDLE_TICKS]
+            for k in stale:
+                del self._encoders[k]
+        self._distinct.append(len(groups))
+        self._mixer_distinct = result.distinct
+        acc = self._mouth_acc
+        for pid, level in result.mouths.items():
+            if level > acc.get(pid, 0.0):
+                acc[pid] = level
+            else:
+                acc.setdefault(pid, 0.0)
+        if tick % MOUTH_EVERY == 0:
+            self._mouth_acc = {}
+            if self._on_mouths is not None:
+                try:
+                    self._on_mouths({pid: round(float(v), 3) for pid, v in acc.items()})
+                except Exception:
+                    log.exception("on_mouths failed in room %s", self.room_code)
+        self._tick_us.append((time.perf_counter() - t0) * 1e6)
+
+    # --------------------------------------------------------------------- stats
+
+    def stats(self) -> dict:
+        """Figures for /metrics: peers, tick cost, underruns, overflows, distinct mixes."""
+        mstats = self.mixer.stats()
+        underruns = mstats.get("underruns", {})
+        overflows = mstats.get("overflows", {})
+        ticks = list(self._tick_us)
+        return {
+            "peers": len(self._peers),
+            "ticks": self._tick,
+            "tick_us": {
+                "last": round(ticks[-1], 1) if ticks else None,
+                "median": round(statistics.median(ticks), 1) if ticks else None,
+                "max": round(max(ticks), 1) if ticks else None,
+            },
+            "underruns": sum(underruns.values()) if isinstance(underruns, dict) else underruns,
+            "overflows": sum(overflows.values()) if isinstance(overflows, dict) else overflows,
+            "distinct_mixes": {
+                "last": self._distinct[-1] if self._distinct else 0,
+                "mean": round(sum(self._distinct) / len(self._distinct), 2) if self._distinct else 0,
+            },
+            "mixer_distinct": self._mixer_distinct,
+            "encoders": len(self._encoders),
+            "encodes": self._encodes,
+            "late_ticks": self._late,
+            "missed_ticks": self._clock.missed if self._clock is not None else 0,
+            "refused_offers": self._refused,
+            "track_drops": sum(p.track.dropped for p in self._peers.values()),
+            "frames_in": {pid: p.frames_in for pid, p in self._peers.items()},
+        }
+
+
+def _routing_players(routing: Routing) -> set[str]:
+    players = set(routing.public)
+    for ch in routing.channels:
+        players |= set(ch)
+    for src, dsts in dict(routing.whisper).items():
+        players.add(src)
+        players |= set(dsts)
+    return players
