@@ -14,8 +14,8 @@ Rules implemented (RULES.md, rules/000 §3 and §7):
   and accents ignored, with the stemmer of the room's language. A secret
   of 3 letters or fewer is matched as a whole word only ("sete" is fine for
   "tè", "teas" is not for "tea"). For a secret of several words
-  ("pesce rosso") the whole phrase and each of its content words are
-  checked.
+  ("pesce rosso") the whole phrase is checked like a word, and each of its
+  content words as a whole word and for its family ("pesce", "pesci").
 - Muto: the clue must be emoji only. Pappagallo: the clue must repeat a word
   of the previous clue.
 - A guess of a secret word ignores case, accents, a leading article and small
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 import emoji
 import snowballstemmer
@@ -170,6 +170,7 @@ def _stemmer(lang: str):
     return snowballstemmer.stemmer(name)
 
 
+@lru_cache(maxsize=4096)
 def _stem(word: str, lang: str) -> str:
     return _stemmer(lang).stemWord(word)
 
@@ -198,7 +199,10 @@ def _uses_secret(word: str, secret: str, lang: str) -> bool:
         return True
     for term in _secret_terms(secret, lang):
         if len(term) >= 4:
-            if term in word:
+            # One word of a several-word secret counts when said as a word
+            # ("pesce" for "pesce rosso"), not inside another ("parco" for
+            # "tiro con l'arco"); a one-word secret counts anywhere ("gattone").
+            if (term in _parts(word)) if len(secret_words) > 1 else (term in word):
                 return True
             continue
         # A short secret ("tè", "sol") would be found inside unrelated words,

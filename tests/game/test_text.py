@@ -94,6 +94,7 @@ def test_an_elided_article_is_not_a_word_of_its_own():
         ("pesce rosso", "pesce rosso", "it"),
         ("pescerosso", "pesce rosso", "it"),
         ("un pesce", "pesce rosso", "it"),
+        ("souris", "chauve-souris", "fr"),
         ("tea", "tea", "en"),
         ("sciare", "sci", "it"),
         ("teas", "tea", "en"),
@@ -113,6 +114,7 @@ def test_a_clue_may_not_contain_the_players_own_word(text, secret, lang):
         ("teatro", "tè", "it"),
         ("steam", "tea", "en"),
         ("merci", "mer", "fr"),
+        ("parco", "tiro con l'arco", "it"),
     ],
 )
 def test_a_short_secret_is_not_found_inside_unrelated_words(text, secret, lang):
@@ -141,6 +143,7 @@ def test_a_short_secret_is_not_found_inside_unrelated_words(text, secret, lang):
         ("Dancing", "dance", "en", "dancing"),
         ("big cities", "city", "en", "cities"),
         ("babies", "baby", "en", "babies"),
+        ("pesci", "pesce rosso", "it", "pesci"),
     ],
 )
 def test_a_clue_may_not_contain_a_word_of_its_family(text, secret, lang, word):
