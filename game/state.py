@@ -9,9 +9,10 @@ compared byte for byte (replays).
 
 from __future__ import annotations
 
+import copy
 import json
 import random
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 CIVILE = "civile"
@@ -50,7 +51,7 @@ class Player:
     known: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Clue:
     """One entry of the clue board; a timed-out turn is kept as `skipped`."""
 
@@ -60,7 +61,7 @@ class Clue:
     skipped: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Elimination:
     """A player out of the game; `role` is what was revealed (never the word)."""
 
@@ -107,6 +108,31 @@ class GameState:
     outcome: str | None = None  # civili | infiltrati | fantasma | buffone
     winners: list[str] = field(default_factory=list)
     guesses: list[dict[str, Any]] = field(default_factory=list)
+
+    def clone(self) -> GameState:
+        """A copy that shares nothing mutable with this state (a fast deep copy).
+
+        Clues and eliminations are frozen and the options are never changed
+        after validation, so those are shared.
+        """
+        new = copy.copy(self)
+        new.players = [replace(p, known=[dict(k) for k in p.known]) for p in self.players]
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new.order = list(self.order)
+        new.clues = list(self.clues)
+        new.ready = list(self.ready)
+        new.votes = dict(self.votes)
+        new.candidates = list(self.candidates)
+        new.last_tally = dict(self.last_tally) if self.last_tally is not None else None
+        new.eliminations = list(self.eliminations)
+        new.pending = [dict(x) for x in self.pending]
+        new.powers_waiting = list(self.powers_waiting)
+        new.cupid = list(self.cupid)
+        new.drunk = list(self.drunk)
+        new.winners = list(self.winners)
+        new.guesses = [dict(g) for g in self.guesses]
+        return new
 
     def player(self, pid: str) -> Player:
         """The player with id `pid` (KeyError if absent)."""

@@ -14,7 +14,6 @@ game.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from typing import Any
@@ -559,7 +558,7 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
 
 def tick(state: GameState, now: float) -> tuple[GameState, Events]:
     """Let time pass until `now`; returns a new state and what happened."""
-    s = copy.deepcopy(state)
+    s = state.clone()
     events: Events = []
     _advance(s, now, events)
     return s, events
@@ -592,7 +591,7 @@ def apply(
     state: GameState, pid: str, action: dict[str, Any], now: float
 ) -> tuple[GameState, Events]:
     """Advance time to `now`, then apply `pid`'s action. Illegal: GameError, input untouched."""
-    s = copy.deepcopy(state)
+    s = state.clone()
     events: Events = []
     _advance(s, now, events)
     now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
