@@ -1,0 +1,110 @@
+"""Drive real Chromium pages as players: one browser per player, each with its own
+fake microphone (a WAV of one steady tone), a fresh profile, phone-sized window."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"width": 360, "height": 740}
+SCREENS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
+
+BASE_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+    "--autoplay-policy=no-user-gesture-required",
+]
+
+
+def tone_wav(path: Path, freq: float, seconds: float = 4.0, rate: int = 48000) -> Path:
+    """A steady sine (48 kHz mono 16-bit) for Chromium's fake capture; it loops the file,
+    so the length is a whole number of periods and the loop has no click."""
+    periods = round(freq * seconds)
+    n = round(periods * rate / freq)
+    t = np.arange(n) / rate
+    sf.write(str(path), 0.35 * np.sin(2 * np.pi * freq * t), rate, subtype="PCM_16")
+    return path
+
+
+@dataclass
+class Player:
+    name: str
+    freq: float
+    context: object
+    page: object
+    errors: list = field(default_factory=list)
+
+    # ---- reading the page ----
+    def state(self, expr: str):
+        """Evaluate `expr` against window.__sussurro.state (the page's own state)."""
+        return self.page.evaluate(f"(() => {{ const s = window.__sussurro.state; return {expr}; }})()")
+
+    @property
+    def pid(self) -> str:
+        return self.state("s.player")
+
+    def view(self) -> dict | None:
+        return self.state("s.view")
+
+    def levels(self, freqs: list[float]) -> list[float]:
+        return self.page.evaluate("(f) => window.__sussurro.toneLevels(f)", freqs)
+
+    def overflow(self) -> tuple[int, int]:
+        return tuple(self.page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"))
+
+    def shot(self, name: str) -> Path:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        path = SCREENS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, locale="it-IT") -> Player:
+    wav = tone_wav(tmp / f"{name}.wav", freq)
+    profile = tmp / f"profile-{name}"
+    profile.mkdir(parents=True, exist_ok=True)
+    context = pw.chromium.launch_persistent_context(
+        user_data_dir=str(profile),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[*BASE_ARGS, f"--use-file-for-fake-audio-capture={wav}"],
+        viewport=viewport,
+        locale=locale,
+        permissions=["microphone"],
+    )
+    page = context.pages[0] if context.pages else context.new_page()
+    page.set_default_timeout(15000)
+    player = Player(name=name, freq=freq, context=context, page=page)
+    page.on("pageerror", lambda e: player.errors.append(str(e)))
+    return player
+
+
+def wait_until(fn, timeout: float = 15.0, step: float = 0.1, what: str = "condition"):
+    """Poll `fn` until it returns a truthy value (bounded)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(step)
+    raise AssertionError(f"timed out waiting for {what} (last={last!r})")
+
+
+def room_code_from_url(url: str) -> str:
+    m = re.search(r"/r/([A-Za-z0-9]+)", url)
+    assert m, url
+    return m.group(1)
+
+
+def dump(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False)[:2000]

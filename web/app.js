@@ -1,0 +1,94 @@
+// Entry: load translations, route (/ or /r/CODE), draw the top bar and the right screen.
+
+import * as audio from "./js/audio.js";
+import { setMouths } from "./js/avatar.js";
+import { topbar } from "./js/topbar.js";
+import { getLang, initialLang, loadAll, onLangChange, setLang, t } from "./js/i18n.js";
+import { mountGame } from "./js/screens/game.js";
+import { mountHome } from "./js/screens/home.js";
+import { mountLobby } from "./js/screens/lobby.js";
+import * as session from "./js/session.js";
+import { state, subscribe, update } from "./js/state.js";
+import * as storage from "./js/storage.js";
+import { banners } from "./js/banners.js";
+import { toneLevels } from "./js/audio.js";
+
+const root = document.getElementById("app");
+let screen = null;
+let screenName = "";
+
+function wantedScreen() {
+  if (!state.token) return "home";
+  if (!state.room) return "connecting";
+  if (state.room.state === "lobby") return "lobby";
+  // Without an explicit room state, a game view means a game is on.
+  return state.view?.phase ? "game" : "lobby";
+}
+
+function render(keys) {
+  const name = wantedScreen();
+  if (name !== screenName || keys === "lang") {
+    screen?.unmount?.();
+    root.replaceChildren();
+    screenName = name;
+    if (name === "home") screen = mountHome(root);
+    else if (name === "lobby") screen = mountLobby(root);
+    else if (name === "game") screen = mountGame(root);
+    else {
+      root.append(Object.assign(document.createElement("p"), { className: "loading", textContent: t("app.connecting") }));
+      screen = null;
+    }
+    window.scrollTo(0, 0);
+  } else {
+    screen?.update?.(keys);
+  }
+}
+
+async function boot() {
+  await loadAll();
+  setLang(initialLang(null));
+  const bar = topbar(document.getElementById("topbar"));
+  const banner = banners(document.getElementById("banners"));
+
+  subscribe((keys) => {
+    if (keys.has("mouths")) setMouths(state.mouths);
+    if (keys.size === 1 && keys.has("mouths")) return;   // hot path: 10+ times a second
+    bar.update(keys);
+    banner.update(keys);
+    render(keys);
+    setMouths(state.mouths);   // redrawn avatars start closed: give them the current levels
+  });
+  onLangChange(() => {
+    bar.update(new Set(["lang"]));
+    banner.update(new Set(["lang"]));
+    render("lang");
+    setMouths(state.mouths);
+  });
+
+  // Browsers keep audio muted until a gesture: the first tap anywhere resumes it.
+  const unlock = () => {
+    audio.resume();
+    document.getElementById("remote-audio").play().catch(() => {});
+  };
+  document.addEventListener("pointerdown", unlock, { passive: true });
+  document.addEventListener("keydown", unlock);
+
+  // Test hook (read-only views of the page's state and audio).
+  window.__sussurro = {
+    get state() { return state; },
+    get analyser() { return audio.getAnalyser(); },
+    toneLevels,
+    lang: getLang,
+    // Feed a server message as if it came from the socket (previews and UI checks).
+    receive: (msg) => session.handleMessage(msg),
+    set: (patch) => update(patch),
+  };
+
+  const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)/);
+  const code = match ? match[1].toUpperCase() : null;
+  const seat = code ? storage.seat.get(code) : null;
+  if (code && seat?.token) session.enterRoom(code, seat);
+  render(new Set());
+}
+
+boot();

@@ -1,0 +1,49 @@
+// Messages above the screen: who whispers to me, whom I whisper to, lost connection,
+// and a toast for refusals that no screen shows in place.
+
+import { h, fill } from "./dom.js";
+import { errorText, shownInline } from "./errors.js";
+import { t } from "./i18n.js";
+import { icon } from "./icons.js";
+import { playerById, state } from "./state.js";
+
+let toastTimer = null;
+let lastToast = 0;
+
+export function banners(el) {
+  const toast = document.getElementById("toast");
+  function draw() {
+    const items = [];
+    if (state.code && state.conn === "closed") {
+      items.push(h("div", { class: "banner banner-warn" }, t("conn.lost")));
+    }
+    for (const pid of Object.keys(state.whispers)) {
+      const name = playerById(pid)?.name || "?";
+      items.push(h("div", { class: "banner banner-whisper", "data-whisper-from": pid },
+        icon("ear", 18), " ", t("whisper.from", { name })));
+    }
+    if (state.whisperingTo) {
+      const name = playerById(state.whisperingTo)?.name || "?";
+      items.push(h("div", { class: "banner banner-whisper-out" }, t("whisper.to", { name })));
+    }
+    fill(el, items);
+  }
+  function showToast() {
+    const err = state.lastError;
+    if (!err || err.at === lastToast) return;
+    lastToast = err.at;
+    // Refusals of the action a screen is waiting for are shown in place, not here.
+    if (shownInline(err)) return;
+    toast.textContent = errorText(err);
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, 4000);
+  }
+  draw();
+  return {
+    update(keys) {
+      if (keys.has("whispers") || keys.has("whisperingTo") || keys.has("conn") || keys.has("lang") || keys.has("room")) draw();
+      if (keys.has("lastError")) showToast();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// Tiny DOM helpers: build elements from plain data, no framework.
+
+/**
+ * h("button", {class: "x", onclick: fn, "aria-label": "..."}, child, ...)
+ * Props starting with "on" become listeners; `dataset`/`style` objects are merged;
+ * everything else is set as an attribute (false/null skip it, true sets it empty).
+ */
+export function h(tag, props = {}, ...children) {
+  const el = tag.includes(":")
+    ? document.createElementNS("http://www.w3.org/2000/svg", tag.split(":")[1])
+    : document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === false || value === null || value === undefined) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key === "dataset") {
+      Object.assign(el.dataset, value);
+    } else if (key === "style" && typeof value === "object") {
+      Object.assign(el.style, value);
+    } else if (key === "value" && "value" in el) {
+      el.value = value;
+    } else if (key === "checked" || key === "disabled" || key === "selected") {
+      el[key] = Boolean(value);
+      if (value) el.setAttribute(key, "");
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace every child of `el`. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/**
+ * Re-render a region only when its inputs change, so an input being typed in or a
+ * finger pressing a button is not destroyed by an unrelated update.
+ */
+export function region(el, inputs, render) {
+  const key = JSON.stringify(inputs);
+  if (el.dataset.key === key) return false;
+  el.dataset.key = key;
+  fill(el, render());
+  return true;
+}
+
+/**
+ * Press-and-hold: `start` after the pointer (or Space/Enter) is held `delay` ms,
+ * `stop` on release. A short tap calls `tap` instead.
+ */
+export function holdable(el, { start, stop, tap, delay = 0 }) {
+  let timer = null;
+  let held = false;
+  const down = (ev) => {
+    if (ev.type === "pointerdown" && ev.button !== 0) return;
+    if (ev.type === "keydown" && (ev.repeat || (ev.key !== " " && ev.key !== "Enter"))) return;
+    ev.preventDefault();
+    if (ev.pointerId !== undefined && el.setPointerCapture) {
+      try { el.setPointerCapture(ev.pointerId); } catch { /* not capturable */ }
+    }
+    held = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => { held = true; start?.(); }, delay);
+  };
+  const up = (ev) => {
+    if (ev.type === "keyup" && ev.key !== " " && ev.key !== "Enter") return;
+    if (timer === null) return;
+    clearTimeout(timer);
+    timer = null;
+    if (held) stop?.();
+    else tap?.();
+    held = false;
+  };
+  el.addEventListener("pointerdown", down);
+  el.addEventListener("keydown", down);
+  for (const type of ["pointerup", "pointercancel", "lostpointercapture", "keyup", "blur"]) {
+    el.addEventListener(type, up);
+  }
+  el.addEventListener("contextmenu", (ev) => ev.preventDefault());
+  return el;
+}

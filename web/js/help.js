@@ -1,0 +1,54 @@
+// The in-game help: the three games and the ten powers, in the project's own words.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { icon } from "./icons.js";
+
+export const POWERS = ["muto", "pappagallo", "buffone", "gemelli", "vendicatore",
+  "giudice", "spia", "cupido", "ubriacone", "sabotatore"];
+const TABS = ["intruso", "infiltre", "sosia", "powers", "voice"];
+
+function paragraphs(text) {
+  return text.split("\n").filter(Boolean).map((line) => h("p", {}, line));
+}
+
+function body(tab) {
+  if (tab === "powers") {
+    return h("dl", { class: "powers-list" }, POWERS.map((p) => [
+      h("dt", {}, t(`power.${p}`)),
+      h("dd", {}, t(`power.${p}.help`)),
+    ]));
+  }
+  return h("div", {}, paragraphs(t(`help.${tab}.body`)));
+}
+
+export function openHelp(start = "intruso") {
+  const rootEl = document.getElementById("dialog-root");
+  const previous = document.activeElement;
+  let tab = start;
+  const content = h("div", { class: "help-body" });
+  const tabs = h("div", { class: "tabs", role: "tablist" });
+  const close = () => {
+    rootEl.replaceChildren();
+    document.removeEventListener("keydown", onKey);
+    previous?.focus?.();
+  };
+  const onKey = (ev) => { if (ev.key === "Escape") close(); };
+  function draw() {
+    tabs.replaceChildren(...TABS.map((name) => h("button", {
+      role: "tab", class: "tab", "aria-selected": name === tab ? "true" : "false",
+      onclick: () => { tab = name; draw(); },
+    }, t(`help.tab.${name}`))));
+    content.replaceChildren(h("h3", {}, t(`help.tab.${tab}`)), body(tab));
+  }
+  draw();
+  const dialog = h("div", { class: "overlay", onclick: (ev) => { if (ev.target === ev.currentTarget) close(); } },
+    h("section", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-label": t("help.title") },
+      h("header", { class: "dialog-head" },
+        h("h2", {}, t("help.title")),
+        h("button", { class: "iconbtn", "aria-label": t("app.close"), onclick: close }, icon("close"))),
+      tabs, content));
+  rootEl.replaceChildren(dialog);
+  document.addEventListener("keydown", onKey);
+  dialog.querySelector(".dialog-head button").focus();
+}

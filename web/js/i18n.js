@@ -1,0 +1,56 @@
+// Translations: Italian first, then French and English. Every visible string goes through t().
+
+import * as storage from "./storage.js";
+
+export const LANGS = ["it", "fr", "en"];
+const dicts = {};
+let current = "it";
+const listeners = new Set();
+
+/** Load the three dictionaries once (they are small and the picker switches instantly). */
+export async function loadAll() {
+  await Promise.all(LANGS.map(async (l) => {
+    const res = await fetch(`/static/i18n/${l}.json`);
+    dicts[l] = await res.json();
+  }));
+}
+
+/** The language to use when the player never picked one: room's, then browser's. */
+export function initialLang(roomLang) {
+  const picked = storage.lang.get();
+  if (LANGS.includes(picked)) return picked;
+  if (LANGS.includes(roomLang)) return roomLang;
+  for (const l of navigator.languages || [navigator.language || ""]) {
+    const short = String(l).slice(0, 2).toLowerCase();
+    if (LANGS.includes(short)) return short;
+  }
+  return "it";
+}
+
+export function getLang() {
+  return current;
+}
+
+/** Switch language; `remember` when the player picked it explicitly. */
+export function setLang(l, remember = false) {
+  if (!LANGS.includes(l)) return;
+  if (remember) storage.lang.set(l);
+  if (l === current) return;
+  current = l;
+  document.documentElement.lang = l;
+  for (const fn of listeners) fn(l);
+}
+
+export function onLangChange(fn) {
+  listeners.add(fn);
+}
+
+export function has(key) {
+  return key in (dicts[current] || {}) || key in (dicts.it || {});
+}
+
+/** t("clue.turn_of", {name: "Ada"}) -> "Tocca ad Ada". Falls back to Italian, then the key. */
+export function t(key, params = {}) {
+  const text = dicts[current]?.[key] ?? dicts.it?.[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}

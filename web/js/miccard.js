@@ -1,0 +1,36 @@
+// The microphone: explain before asking, then say clearly what happened.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { icon } from "./icons.js";
+import * as session from "./session.js";
+import { state } from "./state.js";
+
+export function micCard() {
+  const s = state.mic;
+  const enable = (label) => h("button", {
+    class: "btn btn-primary", id: "mic-enable", onclick: () => session.requestMic(),
+  }, icon("mic", 18), " ", label);
+  let body;
+  if (s === "unknown") {
+    body = [
+      h("p", {}, t("mic.explain")),
+      h("div", { class: "row" },
+        enable(t("mic.enable")),
+        h("button", { class: "btn btn-ghost", id: "mic-skip", onclick: () => session.skipMic() }, t("mic.skip"))),
+    ];
+  } else if (s === "asking") {
+    body = [h("p", {}, t("mic.asking"))];
+  } else if (s === "on") {
+    body = [h("p", { class: "ok" }, icon("mic", 18), " ", t("mic.on"),
+      state.voice === "on" ? ` · ${t("voice.on")}` : ` · ${t(`voice.${state.voice}`)}`)];
+  } else if (s === "denied") {
+    body = [h("p", { class: "warn", role: "alert" }, t("mic.denied")), enable(t("mic.retry"))];
+  } else if (s === "missing") {
+    body = [h("p", { class: "warn", role: "alert" }, t("mic.missing")), enable(t("mic.retry"))];
+  } else {
+    body = [h("p", {}, t("mic.skipped")), enable(t("mic.enable"))];
+  }
+  return h("section", { class: `card mic-card mic-${s}`, "aria-label": t("mic.title") },
+    h("h2", {}, t("mic.title")), body);
+}

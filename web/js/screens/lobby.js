@@ -1,0 +1,100 @@
+// The lobby: the room's code, link and QR, who is in, the host's settings, the mic, start.
+
+import { face } from "../avatar.js";
+import { h, region } from "../dom.js";
+import { t } from "../i18n.js";
+import { icon } from "../icons.js";
+import { micCard } from "../miccard.js";
+import { settingsForm } from "../options.js";
+import * as session from "../session.js";
+import { isHost, state } from "../state.js";
+
+export function mountLobby(root) {
+  const head = h("section", { class: "card room-code" });
+  const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
+  const mic = h("div");
+  const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
+  const start = h("div", { class: "start-bar" });
+  root.append(h("div", { class: "screen lobby" }, head, players, mic, settings, start));
+
+  function sendSettings(patch) {
+    // The server merges the patch, validates it and echoes the normalised room to all.
+    session.send({ type: "settings", ...patch });
+  }
+
+  function draw() {
+    const room = state.room || {};
+    const code = state.code;
+    const link = `${location.origin}/r/${code}`;
+    region(head, [code, t("lobby.code")], () => [
+      h("div", { class: "code-block" },
+        h("span", { class: "label" }, t("lobby.code")),
+        h("strong", { class: "code", id: "room-code" }, code),
+        h("div", { class: "link-row" },
+          h("span", { class: "link", id: "room-link" }, link),
+          h("button", {
+            class: "iconbtn", "aria-label": t("lobby.copy"),
+            onclick: async () => {
+              try { await navigator.clipboard.writeText(link); } catch { /* not allowed: link stays visible */ }
+            },
+          }, icon("copy", 18)))),
+      h("img", {
+        class: "qr", src: `/api/rooms/${encodeURIComponent(code)}/qr.svg`, width: 132, height: 132,
+        alt: t("lobby.qr_alt", { code }),
+      }),
+    ]);
+
+    const host = room.host;
+    const me = state.player;
+    const amHost = isHost();
+    region(players, [room.players, host, me, amHost, t("lobby.players")], () => [
+      h("h2", {}, t("lobby.players"), " ", h("span", { class: "count" }, `(${(room.players || []).length})`)),
+      h("ul", { class: "player-list" }, (room.players || []).map((p) => h("li", {
+        class: `player-row ${p.online === false ? "offline" : ""}`, "data-pid": p.id,
+      },
+      h("span", { class: "avatar" }, face(p, 40)),
+      h("span", { class: "pname" }, p.name, p.id === me ? h("span", { class: "you" }, ` (${t("lobby.you")})`) : null),
+      h("span", {
+        class: `dot ${p.online === false ? "dot-off" : "dot-on"}`, role: "img",
+        "aria-label": p.online === false ? t("lobby.offline") : t("lobby.online"),
+      }),
+      p.id === host ? h("span", { class: "crown", role: "img", "aria-label": t("lobby.host") }, icon("crown", 18)) : null,
+      amHost && p.id !== me ? h("span", { class: "row-actions" },
+        h("button", {
+          class: "iconbtn", "aria-label": t("lobby.pass_host", { name: p.name }),
+          onclick: () => { if (confirm(t("lobby.pass_host_confirm", { name: p.name }))) session.send({ type: "pass_host", player: p.id }); },
+        }, icon("pass", 18)),
+        h("button", {
+          class: "iconbtn danger", "aria-label": t("lobby.kick", { name: p.name }),
+          onclick: () => { if (confirm(t("lobby.kick_confirm", { name: p.name }))) session.send({ type: "kick", player: p.id }); },
+        }, icon("close", 18))) : null))),
+    ]);
+
+    region(mic, [state.mic, state.voice, t("mic.title")], () => micCard());
+
+    const s = room.settings || {};
+    region(settings, [s, amHost, t("lobby.settings")], () => [
+      h("h2", {}, t("lobby.settings")),
+      amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
+      settingsForm(s, amHost, sendSettings),
+    ]);
+
+    const n = (room.players || []).length;
+    region(start, [amHost, n, t("lobby.start")], () => amHost
+      ? [h("button", {
+        class: "btn btn-primary btn-big", id: "start-btn",
+        onclick: () => session.send({ type: "start" }),
+      }, t("lobby.start")), n < 3 ? h("p", { class: "hint" }, t("lobby.need_three")) : null]
+      : h("p", { class: "hint waiting" }, t("lobby.waiting_host")));
+  }
+
+  draw();
+  return {
+    update(keys) {
+      // A refused setting leaves the room unchanged: redraw to drop the rejected value.
+      if (keys.has("lastError")) settings.dataset.key = "";
+      if (["room", "mic", "voice", "player", "lastError"].some((k) => keys.has(k))) draw();
+    },
+    unmount() {},
+  };
+}

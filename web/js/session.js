@@ -1,0 +1,238 @@
+// The player's seat in a room: HTTP join/create, the WebSocket, voice and mic.
+// Screens call these functions; incoming messages land in `state`.
+
+import * as audio from "./audio.js";
+import { initialLang, setLang, t } from "./i18n.js";
+import { Connection } from "./net.js";
+import { Voice, getMic } from "./rtc.js";
+import { state, update } from "./state.js";
+import * as storage from "./storage.js";
+
+let conn = null;
+let voice = null;
+let micStream = null;
+let refCounter = 0;
+let lastTurnCue = "";
+let bestRtt = Infinity;
+let iceServers = [];
+let serverVoice = true;
+
+// docs/protocol.md's close codes that mean "do not come back".
+const CLOSE_REASONS = {
+  4000: "replaced", 4001: "bad_token", 4003: "kicked", 4004: "left", 4005: "room_closed", 4029: "flood",
+};
+// Refusals after which the seat is gone.
+const SEAT_LOST = ["bad_token", "kicked", "unknown_room"];
+
+// ---------- HTTP ----------
+
+async function post(url, body) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await res.json(); } catch { /* empty body */ }
+  if (!res.ok) {
+    const err = new Error(data?.message || data?.detail?.message || res.statusText);
+    err.code = data?.code || data?.detail?.code || (res.status === 404 ? "unknown_room" : "http_error");
+    throw err;
+  }
+  return data;
+}
+
+export async function roomInfo(code) {
+  const res = await fetch(`/api/rooms/${encodeURIComponent(code)}`);
+  if (!res.ok) return null;
+  return res.json();
+}
+
+export async function createRoom({ name, color, preset, lang }) {
+  const data = await post("/api/rooms", { name, color, preset, lang });
+  return enterRoom(data.code, { player: data.player, token: data.token });
+}
+
+export async function joinRoom(code, { name, color }) {
+  const data = await post(`/api/rooms/${encodeURIComponent(code)}/join`, { name, color });
+  return enterRoom(code, { player: data.player, token: data.token });
+}
+
+// ---------- the seat ----------
+
+/** Take a seat (fresh or remembered) and connect. */
+export function enterRoom(code, seat) {
+  code = code.toUpperCase();
+  storage.seat.set(code, seat);
+  if (location.pathname !== `/r/${code}`) {
+    history.replaceState(null, "", `/r/${code}${location.search}`);
+  }
+  update({ code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {} });
+  if (conn) conn.close();
+  if (!voice) {
+    voice = new Voice((msg) => send(msg), document.getElementById("remote-audio"),
+      (v) => update({ voice: v }));
+  }
+  conn = new Connection(seat.token, {
+    onMessage: handleMessage,
+    onStatus: (s) => update({ conn: s }),
+    onFinal: (closeCode) => leaveRoom(CLOSE_REASONS[closeCode] || "closed"),
+  });
+  conn.open();
+  // The mic was granted before on this device: take it again so a reload restores voice.
+  if (storage.mic.get() === "on" && state.mic === "unknown") requestMic();
+  return code;
+}
+
+export function leaveRoom(reason = null) {
+  if (state.code) storage.seat.clear(state.code);
+  if (conn) conn.close();
+  conn = null;
+  voice?.close();
+  history.replaceState(null, "", `/${location.search}`);
+  update({
+    code: null, player: null, token: null, room: null, view: null, conn: "idle",
+    lastError: reason ? { code: reason, message: reason, at: Date.now() } : null,
+  });
+}
+
+export function send(msg) {
+  const ok = conn?.send(msg) ?? false;
+  if (!ok && msg.type !== "ping" && msg.type !== "rtc_offer") {
+    update({ lastError: { code: "offline", message: t("error.offline"), at: Date.now() } });
+  }
+  return ok;
+}
+
+/** Send a game action; returns its ref so a screen can match the server's refusal. */
+export function act(action) {
+  refCounter += 1;
+  const ref = `a${refCounter}`;
+  update({ pending: ref });
+  send({ type: "action", action, ref });
+  return ref;
+}
+
+// ---------- incoming ----------
+
+export function handleMessage(msg) {
+  if (typeof msg.server_time === "number") measureOffset(msg);
+  switch (msg.type) {
+    case "welcome":
+      // `room` here is the code; the full room follows in its own message.
+      update({ player: msg.player ?? state.player });
+      iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
+      serverVoice = msg.voice !== false;
+      // Every (re)connection gets a fresh RTCPeerConnection: the old peer died with the socket.
+      startVoice();
+      break;
+    case "room": {
+      const { type, ...room } = msg;
+      update({ room });
+      applyRoomLang();
+      break;
+    }
+    case "view":
+      onView(msg.view);
+      break;
+    case "mouths":
+      update({ mouths: msg.levels || {} });
+      break;
+    case "whisper": {
+      const whispers = { ...state.whispers };
+      if (msg.active) whispers[msg.from] = true;
+      else delete whispers[msg.from];
+      update({ whispers });
+      break;
+    }
+    case "cue":
+      if (msg.name === "your_turn") turnCue(`${state.view?.round}:${state.view?.phase}:${state.view?.turn}`);
+      break;
+    case "rtc_answer":
+      voice?.answer(msg.sdp).catch(() => update({ voice: "failed" }));
+      break;
+    case "error":
+      update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, at: Date.now() } });
+      if (SEAT_LOST.includes(msg.code)) leaveRoom(msg.code);
+      break;
+    default:
+      break;
+  }
+}
+
+function onView(view) {
+  const prev = state.view;
+  update({ view });
+  if (view && view.phase === "clues" && view.turn && view.turn === state.player) {
+    const key = `${view.round}:${view.phase}:${view.turn}`;
+    if (!prev || prev.turn !== view.turn || prev.phase !== view.phase || prev.round !== view.round) {
+      turnCue(key);
+    }
+  }
+}
+
+function turnCue(key) {
+  if (key === lastTurnCue) return;   // the cue message and the view both announce it
+  lastTurnCue = key;
+  audio.yourTurn();
+}
+
+function measureOffset(msg) {
+  // Pongs give a round trip: keep the sample with the smallest one (half of it is the
+  // one-way delay). Other messages only seed the offset until the first pong.
+  if (typeof msg.rtt === "number") {
+    if (msg.rtt > bestRtt * 1.5) return;
+    bestRtt = Math.min(bestRtt, msg.rtt);
+    update({ offset: msg.server_time + msg.rtt / 2 - Date.now() / 1000, offsetKnown: true });
+  } else if (bestRtt === Infinity) {
+    update({ offset: msg.server_time - Date.now() / 1000, offsetKnown: true });
+  }
+}
+
+function applyRoomLang() {
+  const roomLang = state.room?.settings?.options?.lang || state.view?.lang;
+  setLang(initialLang(roomLang));
+}
+
+// ---------- voice and mic ----------
+
+function startVoice() {
+  if (!voice || !serverVoice) return;
+  voice.start(micStream, iceServers).catch(() => update({ voice: "failed" }));
+}
+
+/** Ask for the microphone (after the screen explained why). */
+export async function requestMic() {
+  update({ mic: "asking" });
+  try {
+    micStream = await getMic();
+    storage.mic.set("on");
+    update({ mic: "on", micMuted: false });
+  } catch (err) {
+    micStream = null;
+    const denied = err?.name === "NotAllowedError" || err?.name === "SecurityError";
+    update({ mic: denied ? "denied" : "missing" });
+    if (denied) storage.mic.set(null);
+  }
+  if (conn?.isOpen) startVoice();
+}
+
+/** Play by text only, without asking for the mic. */
+export function skipMic() {
+  update({ mic: "skipped" });
+}
+
+export function toggleMute() {
+  const muted = !state.micMuted;
+  voice?.setMuted(muted);
+  update({ micMuted: muted });
+}
+
+export function whisperStart(to) {
+  if (send({ type: "whisper_start", to })) update({ whisperingTo: to });
+}
+
+export function whisperStop() {
+  if (state.whisperingTo) send({ type: "whisper_stop" });
+  update({ whisperingTo: null });
+}

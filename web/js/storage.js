@@ -1,0 +1,48 @@
+// Everything remembered on this device: profile, seat tokens per room, notepad marks.
+
+const PREFIX = "sussurro:";
+
+function read(key, fallback) {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    return raw === null ? fallback : JSON.parse(raw);
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    if (value === null || value === undefined) localStorage.removeItem(PREFIX + key);
+    else localStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch { /* private mode or full: the game still works, just forgets */ }
+}
+
+export const profile = {
+  get: () => read("profile", { name: "", color: null }),
+  set: (p) => write("profile", p),
+};
+
+export const lang = {
+  get: () => read("lang", null),
+  set: (l) => write("lang", l),
+};
+
+/** Seat in a room: {player, token}. */
+export const seat = {
+  get: (code) => read(`seat:${code}`, null),
+  set: (code, value) => write(`seat:${code}`, value),
+  clear: (code) => write(`seat:${code}`, null),
+};
+
+/** The microphone was granted once on this device: ask again silently after a reload. */
+export const mic = {
+  get: () => read("mic", null),
+  set: (v) => write("mic", v),
+};
+
+/** Notepad marks per room and game: {pid: "suspect" | "trusted"}. */
+export const notes = {
+  get: (code, game) => read(`notes:${code}:${game}`, {}),
+  set: (code, game, marks) => write(`notes:${code}:${game}`, marks),
+};
