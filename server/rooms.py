@@ -167,8 +167,12 @@ class Room:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
 
-    async def stop(self) -> None:
-        """Stop timers, voice and connections, then the actor itself."""
+    async def stop(self, close_code: int = 1012) -> None:
+        """Stop timers, voice and connections, then the actor itself.
+
+        `close_code` tells the clients why: 1012 (restarting, come back) on a
+        server shutdown, 4005 when the room is closed for good.
+        """
         if self._timer:
             self._timer.cancel()
         for t in list(self._offer_tasks):
@@ -184,7 +188,7 @@ class Room:
             self.voice = None
         for m in self.members.values():
             if m.conn is not None:
-                m.conn.close(1001, "room closed")
+                m.conn.close(close_code, "room closed" if close_code != 1012 else "restart")
                 await m.conn.stop()
 
     # Time and timers --------------------------------------------------------
@@ -891,7 +895,7 @@ class Rooms:
         room = self.rooms.pop(code, None)
         if room is None:
             return
-        await room.stop()
+        await room.stop(P.CLOSE_ROOM_CLOSED)
         self.store.set_status(code, CLOSED, self.clock())
 
     def stats(self) -> dict[str, Any]:

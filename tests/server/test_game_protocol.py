@@ -1,0 +1,81 @@
+"""A whole game through the WebSocket protocol only, and what each client may learn."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tests.server.roomkit import FAST, close_all, play_all, seated
+
+ROLES = {"civile", "intruso", "fantasma"}
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string value (not key) in a JSON document."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+async def test_five_clients_play_a_whole_intruso_game_and_learn_no_secret_early(shared_server):
+    clients = await seated(shared_server, 5)
+    host = clients[0]
+    await host.send("settings", options={**FAST, "powers": "auto"})
+    await host.send("start")
+    finals = await play_all(clients, seed=5)
+    try:
+        result = finals[0]["result"]
+        assert result["winners"] and result["outcome"]
+        # Everyone ends on the same revealed result, and the room says so.
+        assert all(f["result"] == result for f in finals)
+        await host.wait_for(lambda m: m["type"] == "room" and m["phase"] == "over")
+        wins = {p["id"]: p["wins"] for p in host.room["players"]}
+        assert {pid for pid, w in wins.items() if w} == set(result["winners"])
+
+        truth = {p["id"]: p for p in result["players"]}
+        both_words = set(result["words"].values())
+        for c in clients:
+            held: set[str] = set()  # words this player was given (a swap gives a second one)
+            saw_over = False
+            for msg in c.messages:
+                if msg["type"] == "view":
+                    view = msg["view"]
+                    if view["phase"] == "over":
+                        saw_over = True
+                        break
+                    if view["me"]["word"]:
+                        held.add(view["me"]["word"])
+                    _check_view_secrets(view, c.player, truth)
+                hidden = both_words - held
+                text = json.dumps(msg, ensure_ascii=False)
+                for word in hidden:
+                    assert not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text), (
+                        f"{c.player} saw the word {word!r} it never held: {msg}")
+                others_powers = {p["power"] for pid, p in truth.items()
+                                 if pid != c.player and p["power"]} - {truth[c.player]["power"]}
+                leaked = others_powers & set(_strings(msg))
+                assert not leaked, f"{c.player} saw powers {leaked}: {msg}"
+            assert saw_over
+    finally:
+        await close_all(clients)
+
+
+def _check_view_secrets(view: dict[str, Any], me: str, truth: dict[str, Any]) -> None:
+    out = {e["player"] for e in view["eliminations"]}
+    for p in view["players"]:
+        # A role is shown only once the player is out; never a word, power or ballot.
+        assert p["revealed_role"] is None or p["id"] in out, p
+        assert not {"role", "word", "power", "vote"} & set(p), p
+    assert view["me"]["id"] == me
+    assert view["me"]["role"] in (None, truth[me]["role"])
+    if view["me"]["role"] is not None:
+        assert view["me"]["role"] == "fantasma"
+    # Under secret voting nobody sees who voted whom while the ballot is open.
+    if view["phase"] in ("vote", "revote"):
+        assert view["vote_counts"] is None
+    assert view["result"] is None

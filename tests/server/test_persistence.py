@@ -1,0 +1,113 @@
+"""SQLite persistence and restarts of the real server process."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from server.client import Client
+from tests.server.roomkit import (
+    by_id,
+    close_all,
+    db_rows,
+    fresh_picture,
+    next_clue,
+    play_all,
+    seated,
+    started,
+)
+
+
+async def test_tokens_are_stored_only_as_their_sha256(server):
+    clients = await seated(server, 3, connect=False)
+    raw = open(server.db, "rb").read() + open(server.db + "-wal", "rb").read()
+    for c in clients:
+        assert c.token.encode() not in raw
+    rows = dict(db_rows(server.db, "SELECT id, token_hash FROM players WHERE room = ?",
+                        clients[0].code))
+    for c in clients:
+        assert rows[c.player] == hashlib.sha256(c.token.encode()).hexdigest()
+
+
+async def test_an_action_is_committed_before_its_effect_is_seen(server):
+    clients = await started(server, 3)
+    try:
+        ids = by_id(clients)
+        view = clients[0].view
+        turn = ids[view["turn"]]
+        mark = turn.mark()
+        await turn.act({"type": "clue", "text": "zorp"})
+        await turn.wait_for(lambda m: m["type"] == "view" and m["view"]["clues"], since=mark)
+        # The instant the effect is visible, the log row is readable from another process.
+        rows = db_rows(server.db, "SELECT seq, player, action FROM actions WHERE room = ?",
+                       turn.code)
+        assert rows == [(0, turn.player, json.dumps({"type": "clue", "text": "zorp"},
+                                                     separators=(",", ":"), sort_keys=True))]
+        games = db_rows(server.db, "SELECT n, seed, ended_at FROM games WHERE room = ?",
+                        turn.code)
+        assert len(games) == 1 and games[0][0] == 1 and games[0][2] is None
+        # A refused action is not logged.
+        await turn.act({"type": "clue", "text": "again"})
+        await turn.wait_for(lambda m: m["type"] == "error")
+        assert len(db_rows(server.db, "SELECT 1 FROM actions WHERE room = ?", turn.code)) == 1
+    finally:
+        await close_all(clients)
+
+
+async def _reconnect(server, clients):
+    fresh = [Client(server.base_url, c.code, c.player, c.token) for c in clients]
+    for c in fresh:
+        await c.connect()
+    return fresh
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("crash", [False, True], ids=["sigterm", "sigkill"])
+async def test_a_game_survives_a_restart_and_is_finished_after_it(server, crash):
+    clients = await started(server, 4)
+    # Play a few clues so the log is not empty.
+    for _ in range(2):
+        await next_clue(clients)
+    pictures = {c.player: await fresh_picture(c) for c in clients}
+    await close_all(clients)
+    server.restart(crash=crash)
+    fresh = await _reconnect(server, clients)
+    try:
+        for c in fresh:
+            view, room = await fresh_picture(c)
+            before_view, before_room = pictures[c.player]
+            assert view == before_view  # the replayed game is the same game
+            assert room["host"] == before_room["host"] and room["phase"] == "playing"
+            assert [p["id"] for p in room["players"]] == [p["id"] for p in before_room["players"]]
+        finals = await play_all(fresh, seed=3)
+        assert finals[0]["phase"] == "over" and finals[0]["result"]["winners"]
+        ended = db_rows(server.db, "SELECT ended_at, result FROM games WHERE room = ?",
+                        fresh[0].code)
+        assert ended[0][0] is not None and json.loads(ended[0][1])["winners"]
+    finally:
+        await close_all(fresh)
+
+
+@pytest.mark.slow
+async def test_a_lobby_survives_a_restart_with_its_host_settings_and_kicks(server):
+    clients = await seated(server, 4)
+    host = clients[0]
+    await host.send("settings", options={"powers": ["muto"], "lang": "fr"})
+    await host.send("kick", player=clients[3].player)
+    await host.send("pass_host", player=clients[1].player)
+    room = await host.wait_for(lambda m: m["type"] == "room" and m["host"] == clients[1].player)
+    await close_all(clients)
+    server.restart()
+    fresh = await _reconnect(server, clients[:3])
+    try:
+        after = fresh[0].room
+        assert after["host"] == room["host"] and after["settings"] == room["settings"]
+        assert [p["id"] for p in after["players"]] == [p["id"] for p in room["players"]]
+        kicked = Client(server.base_url, host.code, clients[3].player, clients[3].token)
+        with pytest.raises(ConnectionError):
+            await kicked.connect()
+        assert kicked.close_code == 4003
+    finally:
+        await close_all(fresh)
