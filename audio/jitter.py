@@ -88,11 +88,14 @@ class JitterQueue:
         x = np.asarray(pcm, dtype=np.float32).reshape(-1)
         if x.size == 0:
             return
-        x = np.concatenate([self._partial, x]) if self._partial.size else x.copy()
-        whole = x.size // FRAME
-        for i in range(whole):
-            self._frames.append(x[i * FRAME : (i + 1) * FRAME])
-        self._partial = x[whole * FRAME :]
+        if x.size == FRAME and not self._partial.size:
+            self._frames.append(x.copy())  # the usual case: one whole 20 ms frame
+        else:
+            x = np.concatenate([self._partial, x]) if self._partial.size else x.copy()
+            whole = x.size // FRAME
+            for i in range(whole):
+                self._frames.append(x[i * FRAME : (i + 1) * FRAME])
+            self._partial = x[whole * FRAME :]
         while self._frames and len(self._frames) * FRAME + self._partial.size > self.max_frames * FRAME:
             self._frames.popleft()  # the oldest audio is the least useful
             self.overflows += 1

@@ -31,8 +31,22 @@ CEILING = 0.97  # about -0.26 dBFS: headroom for the Opus encoder's own overshoo
 RELEASE_DB_PER_S = 40.0  # -24 dB recovers in 0.6 s: no pumping on speech
 _BLOCKS = (FRAME + LOOKAHEAD) // BLOCK  # 21, the last one is the look-ahead
 _R = RELEASE_DB_PER_S * BLOCK / SAMPLE_RATE  # release step per block, dB
-_RAMP = (np.arange(BLOCK, dtype=np.float32) / BLOCK)[None, None, :]
 _K = np.arange(_BLOCKS, dtype=np.float64)
+_STARTS = np.arange(0, FRAME + LOOKAHEAD, BLOCK)
+
+
+def _interpolation() -> np.ndarray:
+    # (edges x samples): sample i of block k is (1-r) * edge[k] + r * edge[k+1],
+    # so the per-sample gain curve is one small matrix product.
+    m = np.zeros((_BLOCKS, FRAME), dtype=np.float32)
+    r = np.arange(BLOCK) / BLOCK
+    for k in range(_BLOCKS - 1):
+        m[k, k * BLOCK : (k + 1) * BLOCK] = 1.0 - r
+        m[k + 1, k * BLOCK : (k + 1) * BLOCK] = r
+    return m
+
+
+_INTERP = _interpolation()
 
 
 def limit(window: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,9 +56,21 @@ def limit(window: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarr
     Returns the limited frames (mixes x FRAME, float32) and the new state.
     """
     mixes = window.shape[0]
-    peaks = np.abs(window.reshape(mixes, _BLOCKS, BLOCK)).max(axis=2)
-    if not (peaks > CEILING).any() and not (gain_db < 0.0).any():
+    flat = np.abs(window)
+    need = (flat.max(axis=1) > CEILING) | (gain_db < 0.0)
+    if not need.any():
         return window[:, :FRAME], np.zeros(mixes)
+    if need.all():
+        return _limit(window, flat, gain_db)
+    # Only the mixes that are loud (or still releasing) pay for the gain curve.
+    out = np.array(window[:, :FRAME])
+    state = np.zeros(mixes)
+    out[need], state[need] = _limit(window[need], flat[need], gain_db[need])
+    return out, state
+
+
+def _limit(window: np.ndarray, flat: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    peaks = np.maximum.reduceat(flat, _STARTS, axis=1)
     with np.errstate(divide="ignore"):
         target = np.minimum(0.0, 20.0 * np.log10(CEILING / np.maximum(peaks, 1e-12)))
     # Upper bound on each block edge k: targets of blocks k-1 and k (edge 0: the
@@ -55,7 +81,5 @@ def limit(window: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarr
     # edge[k] = min(bound[k], edge[k-1] + R)  ==  R*k + cummin(bound[j] - R*j)
     edges = np.minimum(0.0, _R * _K + np.minimum.accumulate(bound - _R * _K, axis=1))
     lin = (10.0 ** (edges / 20.0)).astype(np.float32)
-    start = lin[:, :-1, None]
-    gains = start + (lin[:, 1:, None] - start) * _RAMP  # (mixes, 20, BLOCK)
-    out = window[:, :FRAME] * gains.reshape(mixes, FRAME)
+    out = window[:, :FRAME] * (lin @ _INTERP)
     return out, edges[:, -1]

@@ -34,33 +34,35 @@ class MouthMeter:
     """Per-speaker mouth state; row i is speaker i of the mixer's player order."""
 
     def __init__(self, speakers: int = 0):
-        self._history = np.full((speakers, FLOOR_FRAMES), SILENT_DB)
+        # frames x speakers: the minimum over axis 0 is a fast element-wise reduction
+        self._history = np.full((FLOOR_FRAMES, speakers), SILENT_DB)
         self._pos = 0
         self._hold = np.zeros(speakers)
         self._hang = np.zeros(speakers, dtype=np.int64)
 
     def add(self) -> None:
         """Append a fresh speaker (as if silent until now)."""
-        self._history = np.vstack([self._history, np.full((1, FLOOR_FRAMES), SILENT_DB)])
+        self._history = np.hstack([self._history, np.full((FLOOR_FRAMES, 1), SILENT_DB)])
         self._hold = np.append(self._hold, 0.0)
         self._hang = np.append(self._hang, 0)
 
     def remove(self, row: int) -> None:
         """Forget speaker `row`; later rows move up by one."""
-        self._history = np.delete(self._history, row, axis=0)
+        self._history = np.delete(self._history, row, axis=1)
         self._hold = np.delete(self._hold, row)
         self._hang = np.delete(self._hang, row)
 
     def update(self, frames: np.ndarray) -> np.ndarray:
         """Mouth openings (speakers,) for one frame per speaker (speakers x samples)."""
-        energy = np.einsum("ij,ij->i", frames, frames, dtype=np.float64) / frames.shape[1]
+        energy = np.einsum("ij,ij->i", frames, frames).astype(np.float64) / frames.shape[1]
         level = 10.0 * np.log10(energy + 1e-10)
-        floor = self._history.min(axis=1)
-        self._history[:, self._pos] = level
+        floor = self._history.min(axis=0)
+        self._history[self._pos] = level
         self._pos = (self._pos + 1) % FLOOR_FRAMES
-        opening = np.clip((level - floor - MARGIN_DB) / RANGE_DB, 0.0, 1.0)
-        opening[level < GATE_DB] = 0.0
+        opening = np.minimum((level - floor - MARGIN_DB) * (1.0 / RANGE_DB), 1.0)
+        opening *= level >= GATE_DB
         speaking = opening > 0.0
-        self._hold = np.where(speaking, opening, self._hold)
-        self._hang = np.where(speaking, HANG, np.maximum(self._hang - 1, 0))
-        return np.where(speaking, opening, self._hold * self._hang / HANG)
+        self._hold[speaking] = opening[speaking]
+        self._hang -= self._hang > 0
+        self._hang[speaking] = HANG
+        return np.where(speaking, opening, self._hold * (self._hang * (1.0 / HANG)))
