@@ -239,9 +239,11 @@ class VoicePeer:
     """One client voice connection: offer, answer, mic out, recording in."""
 
     def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
-                 encode: bool = True, dtx: bool = False, prefetch: int | None = 1) -> None:
+                 encode: bool = True, dtx: bool = False, prefetch: int | None = 1,
+                 recorder: Recorder | None = None) -> None:
+        """`recorder`: append to an existing recording (a reconnection keeps one timeline)."""
         self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
-        self.recorder = Recorder()
+        self.recorder = recorder if recorder is not None else Recorder()
         self._ice_servers = ice_servers
         self._prefetch = prefetch
         self.pc: RTCPeerConnection | None = None

@@ -322,7 +322,8 @@ class RoomVoice:
             "missed_ticks": self._clock.missed if self._clock is not None else 0,
             "refused_offers": self._refused,
             "track_drops": sum(p.track.dropped for p in self._peers.values()),
-            "frames_in": {pid: p.frames_in for pid, p in self._peers.items()},
+            "frames_in": sum(p.frames_in for p in self._peers.values()),
+            "silent_frames_in": sum(p.silent_in for p in self._peers.values()),
         }
 
 
