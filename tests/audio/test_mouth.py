@@ -80,3 +80,34 @@ def test_every_speakers_mouth_is_reported_whisperer_and_muted_alike():
     assert mouths["a"].max() > 0.5  # the whisperer's mouth moves for everyone
     assert mouths["d"].max() > 0.5  # so does a muted speaker's (the server filters)
     assert not mouths["b"].any() and not mouths["c"].any()
+
+
+def test_mouth_follows_real_synthesised_speech(tmp_path):
+    import shutil
+    import subprocess
+
+    import soundfile as sf
+    from scipy.signal import resample_poly
+
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        import pytest
+
+        pytest.skip("espeak-ng not installed")
+    wav = tmp_path / "speech.wav"
+    subprocess.run([espeak, "-v", "it", "-w", str(wav), "ciao a tutti, chi è l'intruso?"], check=True)
+    speech, rate = sf.read(wav, dtype="float64")
+    speech = resample_poly(speech, SAMPLE_RATE, rate) * 0.5
+    lead = 2.0  # s of fan noise before the first word
+    x = _fan(lead + speech.size / SAMPLE_RATE + 1.0, -50.0)
+    start = int(lead * SAMPLE_RATE)
+    x[start : start + speech.size] += speech.astype(np.float32)
+    loud = np.flatnonzero(np.abs(speech) > 0.01 * np.abs(speech).max())
+    onset = lead + loud[0] / SAMPLE_RATE
+    end = lead + loud[-1] / SAMPLE_RATE
+    m = _levels(x)
+    assert not m[int(1.7 / FRAME_S) : int(lead / FRAME_S)].any()  # fan only: closed
+    skip = int(lead / FRAME_S)
+    first = skip + int(np.argmax(m[skip:] > 0.2))
+    assert 0 <= (first + 1) * FRAME_S - onset <= 0.060
+    assert not m[int((end + 0.2) / FRAME_S) :].any()

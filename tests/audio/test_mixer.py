@@ -1,0 +1,114 @@
+"""RoomMixer as a whole: streams stay continuous through bursts and changes; stats."""
+
+import numpy as np
+import pytest
+
+from audio import FRAME, RoomMixer, Routing
+from audio.jitter import FADE
+from audio.synth import speech_like, tone
+from tests.audio.mixhelp import run
+
+
+def _room(players, **routing):
+    m = RoomMixer()
+    for p in players:
+        m.add_player(p)
+    m.set_routing(Routing(**routing))
+    return m
+
+
+def test_bursty_speaker_reaches_listener_as_an_exact_delayed_copy():
+    m = _room(["a", "b"], public=frozenset({"a"}))
+    x = tone(440, 4.0, -12.0)
+    out, pos = [], 0
+    for t in range(190):
+        if t % 3 == 0:  # three frames every 60 ms
+            m.push("a", x[pos : pos + 3 * FRAME])
+            pos += 3 * FRAME
+        out.append(m.tick().mixes["b"])
+    out = np.concatenate(out)
+    delay = int(np.argmax(out != 0)) - 1  # fade-in starts with an exact zero
+    body = out[delay + FADE :]
+    np.testing.assert_array_equal(body, x[FADE : FADE + body.size])
+    assert delay <= 4 * FRAME  # bounded latency (queue + 1 ms limiter look-ahead)
+    assert m.stats()["underruns"]["a"] == 0
+
+
+def test_limiter_stays_under_full_scale_through_routing_changes():
+    players = [f"p{i}" for i in range(8)]
+    allow = {p: frozenset(players) - {p} for p in players}
+    m = _room(players, public=frozenset(players), whisper=allow)
+    voices = {p: np.clip(speech_like(3.0, seed=i, level_db=-3.0) * 2, -1, 1) for i, p in enumerate(players)}
+
+    def change(t, mixer):
+        if t % 7 == 0:
+            mixer.start_whisper(players[t % 8], players[(t + 3) % 8])
+        if t % 11 == 0:
+            mixer.stop_whisper(players[t % 8])
+        if t % 29 == 0:
+            mixer.set_routing(Routing(public=frozenset(players[: 2 + t % 6]), whisper=allow))
+
+    mixes, _, _ = run(m, voices, 140, on_tick=change)
+    for p in players:
+        assert np.abs(mixes[p]).max() <= 1.0
+
+
+def test_joining_player_does_not_disturb_the_others_streams():
+    m = _room(["a", "b"], public=frozenset({"a", "b", "c"}))
+    x = tone(300, 2.0, -12.0)
+    out = []
+    for t in range(90):
+        if t == 40:
+            m.add_player("c")
+        m.push("a", x[t * FRAME : (t + 1) * FRAME])
+        out.append(m.tick().mixes["b"])
+    out = np.concatenate(out)
+    delay = int(np.argmax(out != 0)) - 1
+    body = out[delay + FADE :]
+    np.testing.assert_array_equal(body, x[FADE : FADE + body.size])
+
+
+def test_stats_report_counters_depths_and_activity_per_speaker():
+    m = _room(["a", "b", "c"], public=frozenset({"a", "b", "c"}))
+    m.push("a", np.zeros(9 * FRAME, dtype=np.float32) + 0.1)  # 4 frames too many
+    x = tone(200, 1.0, -20)
+    for t in range(30):
+        if not 10 <= t < 13:
+            m.push("b", x[t * FRAME : (t + 1) * FRAME])
+        m.tick()
+    s = m.stats()
+    assert s["overflows"] == {"a": 4, "b": 0, "c": 0}
+    assert s["underruns"] == {"a": 0, "b": 1, "c": 0}  # a stopped; c never sent
+    assert s["active"] == {"a": False, "b": True, "c": False}
+    assert 0 <= s["depth"]["b"] <= 5
+    assert s["distinct"] == 3
+    assert s["tick_us"] > 0
+
+
+def test_tick_with_no_players_is_empty():
+    res = RoomMixer().tick()
+    assert res.mixes == {} and res.mouths == {} and res.distinct == 0
+
+
+def test_unknown_effect_is_refused():
+    m = _room(["a"])
+    with pytest.raises(ValueError):
+        m.set_routing(Routing(effects={"a": "robot"}))
+
+
+def test_routing_from_game_policy():
+    from game import AudioPolicy
+
+    policy = AudioPolicy(
+        public=frozenset({"a", "b"}),
+        whisper={"a": frozenset({"b"})},
+        drunk=frozenset({"b"}),
+        floor="a",
+    )
+    r = Routing.from_policy(policy)
+    assert r.public_speakers() == frozenset({"a"})
+    assert r.effects == {"b": "drunk"}
+    m = _room(["a", "b"])
+    m.set_routing(r)
+    m.start_whisper("a", "b")
+    assert m.whispers == {"a": "b"}
