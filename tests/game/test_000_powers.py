@@ -75,11 +75,7 @@ def test_000_s7_all_powers_are_free_to_use():
 
 def test_000_s7_muto_clue_only_with_emoji():
     """§7.1 Muto: Dai il tuo indizio solo con le emoji."""
-    for seed in range(10):
-        g = Play(start(powers={"p2": "muto"}, seed=seed))
-        if g.s.order[0] == "p2":
-            break
-    g = Play(start(powers={"p2": "muto"}, seed=seed))
+    g = Play(start(powers={"p2": "muto"}))
     while g.s.order[g.s.turn_index] != "p2":
         pid = g.s.order[g.s.turn_index]
         g.act(pid, type="clue", text=g.clue_for(pid))
@@ -169,7 +165,7 @@ def test_000_s7_vendicatore_takes_one_player_along():
     assert g.s.phase == "avenge" and g.view("p1")["me"]["can"] == ["avenge"]
     assert g.view("p0")["acting"] == "p1"
     g.fail("p1", "not_a_candidate", type="avenge", target="p1")
-    g.fail("p0", "dead_player" if False else "wrong_phase", type="vote", target="p2")
+    g.fail("p0", "wrong_phase", type="vote", target="p2")
     g.act("p1", type="avenge", target="p3")
     assert not g.s.player("p3").alive
     assert g.s.eliminations[-1].cause == "avenger" and g.s.phase == "clues"
