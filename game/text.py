@@ -8,7 +8,9 @@ Rules implemented (RULES.md, rules/000 §3 and §7):
   (a whole ZWJ family, a flag, a keycap) counts as one word, so a Muto clue
   is 1 to 4 emoji.
 - A clue may not contain the player's own word (a clue word equal to it or
-  containing it, "gattone" for "gatto") nor a word of its family (equal
+  containing it: "gattone", "supergatto" for "gatto"; a secret preceded by
+  only a few letters is a spelling accident, "opera" is fine for "pera" and
+  "train" for "rain") nor a word of its family (equal
   Snowball stems of 4+ letters, or one stem being the other plus a
   derivational ending: "gattino" for "gatto", "panino" for "pane"), case
   and accents ignored, with the stemmer of the room's language. A secret
@@ -75,6 +77,11 @@ _SHORT_DERIVATIONS: dict[str, frozenset[str]] = {
     "fr": frozenset("i ier ist et ett".split()),
     "en": frozenset("ist let ni ner ter mer per ger der ber".split()),
 }
+
+# Shortest first element of a compound that hides the secret at its end:
+# English builds compounds from short words ("pancake", "airship"), Italian
+# and French rarely do, and "sciarpa" or "fragola" are not "arpa" or "gola".
+_COMPOUND_LEAD = {"it": 4, "fr": 4, "en": 3}
 
 _STEMMER_NAMES = {"it": "italian", "fr": "french", "en": "english"}
 
@@ -189,6 +196,23 @@ def _secret_terms(secret: str, lang: str) -> list[str]:
     return [w for w in words if w not in stop] or words
 
 
+def _contains(word: str, term: str, lang: str) -> bool:
+    """The secret begins a piece of the clue word ("gattone", "pesce-gatto") or ends a
+    compound after a whole first element ("supergatto", "pineapple", "cacciavite").
+
+    A secret found after one or two letters is an accident of spelling, not
+    the word: "rain" in "train", "chin" in "machine", "pera" in "opera".
+    """
+    lead = _COMPOUND_LEAD.get(lang, 4)
+    for piece in _parts(word):
+        at = piece.find(term)
+        while at >= 0:
+            if at == 0 or at >= lead:
+                return True
+            at = piece.find(term, at + 1)
+    return False
+
+
 def _uses_secret(word: str, secret: str, lang: str) -> bool:
     """A clue word (folded) equals or contains the secret, or an inflection of a short one."""
     if emoji.is_emoji(word) or not any(c.isalnum() for c in word):
@@ -202,18 +226,21 @@ def _uses_secret(word: str, secret: str, lang: str) -> bool:
             # One word of a several-word secret counts when said as a word
             # ("pesce" for "pesce rosso"), not inside another ("parco" for
             # "tiro con l'arco"); a one-word secret counts anywhere ("gattone").
-            if (term in _parts(word)) if len(secret_words) > 1 else (term in word):
+            if (term in _parts(word)) if len(secret_words) > 1 else _contains(word, term, lang):
                 return True
             continue
         # A short secret ("tè", "sol") would be found inside unrelated words,
         # so only the word itself or its inflection counts ("teas" for "tea").
+        root = _stem(term, lang)
         for part in _parts(word):
-            root = _stem(term, lang)
-            # "teas" for "tea", "sciare" for "sci": the same stem, when the
-            # secret is its own stem or the clue is barely longer.
-            if part == term or (
-                _stem(part, lang) == root and (root == term or len(part) <= len(term) + 2)
-            ):
+            if part == term:
+                return True
+            # "teas" for "tea", "sciare" for "sci": a longer word of the same
+            # stem, when the secret is its own stem or the clue barely longer.
+            # A function word never counts ("de" is not "dés").
+            if part in _STOPWORDS.get(lang, ()) or len(part) <= len(term):
+                continue
+            if _stem(part, lang) == root and (root == term or len(part) <= len(term) + 2):
                 return True
     return False
 

@@ -91,6 +91,10 @@ def test_an_elided_article_is_not_a_word_of_its_own():
         ("le Thé vert", "thé", "fr"),
         ("beach", "beach", "en"),
         ("Beachball", "beach", "en"),
+        ("supergatto", "gatto", "it"),
+        ("pesce-gatto", "gatto", "it"),
+        ("pineapple", "apple", "en"),
+        ("cacciavite", "vite", "it"),
         ("pesce rosso", "pesce rosso", "it"),
         ("pescerosso", "pesce rosso", "it"),
         ("un pesce", "pesce rosso", "it"),
@@ -115,6 +119,10 @@ def test_a_clue_may_not_contain_the_players_own_word(text, secret, lang):
         ("steam", "tea", "en"),
         ("merci", "mer", "fr"),
         ("parco", "tiro con l'arco", "it"),
+        ("salle de bain", "dés", "fr"),
+        ("brain train", "rain", "en"),
+        ("opera", "pera", "it"),
+        ("sciarpa", "arpa", "it"),
     ],
 )
 def test_a_short_secret_is_not_found_inside_unrelated_words(text, secret, lang):
