@@ -5,7 +5,10 @@ Tick, in order:
 1. one frame per speaker from its jitter queue (silence when there is none);
 2. mouth levels on those raw frames (before routing and effects);
 3. per-speaker effects ("drunk": one `DrunkVoice` per speaker, kept while
-   the effect lasts so its state streams across frames);
+   the effect lasts so its state streams across frames). After
+   `EFFECT_REST_FRAMES` (1 s) of digital silence in a row the effect is
+   bypassed (its echo tail is then ~115 dB down) until sound comes back: a
+   drunk player who is not talking costs nothing;
 4. every source (speakers, then cues playing) is delayed by the limiter's
    1 ms look-ahead, giving a (sources x FRAME+LOOKAHEAD) window;
 5. one matrix product: distinct gain rows x window. Each row is the public
@@ -18,6 +21,10 @@ Tick, in order:
 Grouping: listeners whose gain rows are equal (same speakers, same cues) get
 the very same output array object; the groups are recompiled only when the
 players, the routing, the whispers or the set of cues playing change.
+
+Groups do not follow who is talking at the moment (a silent speaker's column
+could be ignored): the server keeps one Opus encoder per group, and regrouping
+at every pause between words would keep resetting encoders.
 
 Limiter state is kept per listener (one float, the gain in dB). A group
 starts each tick from the lowest gain among its members (they are all equal
@@ -44,6 +51,7 @@ from audio.routing import EFFECTS, Routing, gain_matrix, whisper_allowed
 __all__ = ["RoomMixer", "TickResult"]
 
 WINDOW = FRAME + LOOKAHEAD
+EFFECT_REST_FRAMES = 50
 
 
 @dataclass
@@ -82,6 +90,7 @@ class RoomMixer:
         self._routing = Routing()
         self._whispers: dict[str, str] = {}
         self._effects: dict[str, object] = {}  # speaker -> effect instance
+        self._quiet: dict[str, int] = {}  # speaker with an effect -> silent frames in a row
         self._playing: list[_Cue] = []
         self._tails = np.zeros((0, LOOKAHEAD), dtype=np.float32)
         self._gain_db = np.zeros(0)
@@ -122,6 +131,7 @@ class RoomMixer:
         self._mouths.remove(row)
         self._whispers = {s: d for s, d in self._whispers.items() if pid not in (s, d)}
         self._effects.pop(pid, None)
+        self._quiet.pop(pid, None)
         self._plan = None
 
     def push(self, pid: str, pcm: np.ndarray) -> None:
@@ -190,10 +200,12 @@ class RoomMixer:
         for pid in list(self._effects):
             if pid not in wanted:
                 del self._effects[pid]  # a later drunk spell starts fresh
+                self._quiet.pop(pid, None)
         for pid in wanted - set(self._effects):
             from audio.drunk import DrunkVoice  # imported late: optional at import time
 
             self._effects[pid] = DrunkVoice(seed=(self.seed * 1_000_003 + zlib.crc32(pid.encode())) % 2**31)
+            self._quiet[pid] = 0
 
     def _compile(self) -> _Plan:
         players = self._players
@@ -236,7 +248,10 @@ class RoomMixer:
             frame = self._queues[pid].pop()
             raw[i] = frame
             effect = self._effects.get(pid)
-            window[i, LOOKAHEAD:] = frame if effect is None else effect.process(frame)
+            if effect is None:
+                window[i, LOOKAHEAD:] = frame
+            else:
+                window[i, LOOKAHEAD:] = self._apply_effect(pid, effect, frame)
         self._tails = window[:n, FRAME:].copy()
         finished = False
         for j, cue in enumerate(self._playing):
@@ -270,6 +285,15 @@ class RoomMixer:
             distinct=len(rows),
             groups=list(plan.members),
         )
+
+    def _apply_effect(self, pid: str, effect, frame: np.ndarray) -> np.ndarray:
+        if frame.any():
+            self._quiet[pid] = 0
+        elif self._quiet[pid] >= EFFECT_REST_FRAMES:
+            return frame  # resting: its tail has died away
+        else:
+            self._quiet[pid] += 1
+        return effect.process(frame)
 
     # -------------------------------------------------------------- stats
 

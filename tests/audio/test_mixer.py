@@ -112,3 +112,14 @@ def test_routing_from_game_policy():
     m.set_routing(r)
     m.start_whisper("a", "b")
     assert m.whispers == {"a": "b"}
+
+
+def test_silent_drunk_speaker_rests_then_comes_back_without_click():
+    m = _room(["a", "b"], public=frozenset({"a"}), effects={"a": "drunk"})
+    talk = tone(300, 1.0, -12.0)
+    x = np.concatenate([talk, np.zeros(2 * 48000, np.float32), talk])
+    mixes, _, _ = run(m, {"a": x}, 200)
+    out = mixes["b"]
+    assert not out[int(2.5 * 48000) : int(3.0 * 48000)].any()  # resting: exact silence
+    assert np.abs(out[int(3.2 * 48000) :]).max() > 0.1  # heard again when talking
+    assert np.abs(np.diff(out)).max() < 0.1  # and no click anywhere
