@@ -71,11 +71,12 @@ _DERIVATIONS: dict[str, frozenset[str]] = {
 }
 # A 3-letter stem is short enough to begin unrelated words ("mel" in
 # "melone"), so only unmistakable endings count there: "panino" (pan+in),
-# "barista" (bar+ist), "sunny" (sun+ni), "potier" (pot+i).
+# "barista" (bar+ist), "potier" (pot+i); in English a doubled consonant
+# ("sunny" sun+ni, "runner" run+ner).
 _SHORT_DERIVATIONS: dict[str, frozenset[str]] = {
     "it": frozenset("in ett ell icin olin ai ier ist ator".split()),
     "fr": frozenset("i ier ist et ett".split()),
-    "en": frozenset("ist let ni ner ter mer per ger der ber".split()),
+    "en": frozenset("ist let".split()),
 }
 
 # Shortest first element of a compound that hides the secret at its end:
@@ -249,8 +250,12 @@ def _derived(stem: str, base: str, lang: str) -> bool:
     """`stem` is `base` plus a derivational ending ("gattin" = "gatt" + "in")."""
     if len(base) < 3 or not stem.startswith(base):
         return False
-    endings = _DERIVATIONS if len(base) >= 4 else _SHORT_DERIVATIONS
-    return stem[len(base) :] in endings.get(lang, ())
+    rest = stem[len(base) :]
+    if len(base) >= 4:
+        return rest in _DERIVATIONS.get(lang, ())
+    if lang == "en" and rest in (base[-1] + "er", base[-1] + "i"):
+        return True
+    return rest in _SHORT_DERIVATIONS.get(lang, ())
 
 
 def _same_family(word: str, secret: str, lang: str) -> bool:
