@@ -44,9 +44,10 @@ def test_clue_words_keep_elisions_and_count_each_emoji():
 # --- a clue is 1 to 4 words (000 §3) ---------------------------------------
 
 
+@pytest.mark.parametrize("lang", ["it", "fr", "en"])
 @pytest.mark.parametrize("text", ["", "   ", "?!", "\n\t"])
-def test_a_clue_is_at_least_one_word(text):
-    assert refused(text, "gatto", "it").code == "clue_empty"
+def test_a_clue_is_at_least_one_word(text, lang):
+    assert refused(text, "tigre", lang).code == "clue_empty"
 
 
 @pytest.mark.parametrize(
@@ -203,12 +204,24 @@ def test_the_fantasma_has_no_word_so_only_the_shape_is_checked():
 def test_muto_clue_of_emoji_is_accepted():
     assert check_clue(" 🐱 🏖️ ", "gatto", "it", emoji_only=True) == "🐱 🏖️"
     assert check_clue("👨‍👩‍👧🇮🇹", None, "fr", emoji_only=True)
+    assert check_clue("🌊☀️", "beach", "en", emoji_only=True) == "🌊☀️"
 
 
-@pytest.mark.parametrize("text", ["miao", "🐱 miao", "🐱!", "🐱 1"])
-def test_muto_clue_with_text_is_refused(text):
-    err = refused(text, "gatto", "it", emoji_only=True)
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("miao", "it"),
+        ("🐱 miao", "it"),
+        ("🐱!", "it"),
+        ("🐱 1", "it"),
+        ("🐱 miaou", "fr"),
+        ("meow 🐱", "en"),
+    ],
+)
+def test_muto_clue_with_text_is_refused(text, lang):
+    err = refused(text, "tigre", lang, emoji_only=True)
     assert err.code == "clue_not_emoji"
+    assert err.detail["word"]
 
 
 def test_muto_clue_counts_each_emoji_as_a_word():
