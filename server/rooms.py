@@ -139,6 +139,8 @@ class Room:
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor (awaiting it if async) and return its result."""
+        if self._task is None or self._task.done():
+            raise RoomError(404, "unknown_room", "this room is closed")
         fut = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((fn, args, fut))
         return await fut
@@ -182,6 +184,11 @@ class Room:
             self._queue.put_nowait((None, (), fut))
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(fut, timeout=5)
+        # Whoever still waits on a command gets an answer instead of hanging.
+        while not self._queue.empty():
+            _, _, pending = self._queue.get_nowait()
+            if pending is not None and not pending.done():
+                pending.set_exception(RoomError(404, "unknown_room", "this room is closed"))
         if self.voice is not None:
             with contextlib.suppress(Exception):
                 await self.voice.stop()
@@ -312,15 +319,15 @@ class Room:
             old.send(P.error(P.REPLACED, "this seat was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         member.conn = conn
-        was_host_away = member.offline_since is not None
+        was_away = member.offline_since is not None
         member.offline_since = None
         now = self.now()
         self.last_activity = now
         self.store.touch(self.code, now)
         self._send_hello(member)
         self._broadcast_room()
-        if was_host_away:
-            self._schedule()
+        if was_away:
+            self._schedule()  # an away host's hand-over may be due now that someone is here
         return True
 
     def cmd_detach(self, pid: str, conn: Connection) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.server.roomkit import (
     FAST,
     by_id,
@@ -12,6 +14,7 @@ from tests.server.roomkit import (
     seated,
     started,
 )
+from tests.support.server_proc import ServerProc
 
 
 async def test_host_starts_kicks_and_passes_the_host(shared_server):
@@ -155,5 +158,25 @@ async def test_cues_reach_the_right_players(shared_server):
         assert cue["name"] == "your_turn"
         assert not [m for c in clients if c.player != turn for m in c.messages
                     if m["type"] == "cue"]
+    finally:
+        await close_all(clients)
+
+
+@pytest.fixture
+def quick_grace_server(tmp_path):
+    with ServerProc(tmp_path / "grace.db", env={"SUSSURRO_HOST_GRACE": "0.5"}) as srv:
+        yield srv
+
+
+async def test_an_absent_host_hands_over_to_the_next_online_seat(quick_grace_server):
+    clients = await seated(quick_grace_server, 3)
+    host, bob, cy = clients
+    try:
+        await bob.close()
+        await host.close()
+        room = await cy.wait_for(lambda m: m["type"] == "room" and m["host"] != host.player)
+        assert room["host"] == cy.player  # Bob is away too: the next ONLINE seat
+        await host.connect()
+        assert host.room["host"] == cy.player  # coming back does not take it back
     finally:
         await close_all(clients)

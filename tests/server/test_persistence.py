@@ -20,7 +20,8 @@ from tests.server.roomkit import (
 )
 
 
-async def test_tokens_are_stored_only_as_their_sha256(server):
+async def test_tokens_are_stored_only_as_their_sha256(shared_server):
+    server = shared_server
     clients = await seated(server, 3, connect=False)
     raw = open(server.db, "rb").read() + open(server.db + "-wal", "rb").read()
     for c in clients:
@@ -31,7 +32,8 @@ async def test_tokens_are_stored_only_as_their_sha256(server):
         assert rows[c.player] == hashlib.sha256(c.token.encode()).hexdigest()
 
 
-async def test_an_action_is_committed_before_its_effect_is_seen(server):
+async def test_an_action_is_committed_before_its_effect_is_seen(shared_server):
+    server = shared_server
     clients = await started(server, 3)
     try:
         ids = by_id(clients)

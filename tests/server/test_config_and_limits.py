@@ -1,0 +1,50 @@
+"""Settings precedence, token buckets, codes and tokens (pure units, no server)."""
+
+from __future__ import annotations
+
+import json
+
+from server.codes import ALPHABET, hash_token, new_room_code, new_token, normalise_code
+from server.config import Settings, load_settings
+from server.throttle import KeyedBuckets, TokenBucket
+
+
+def test_environment_overrides_defaults_and_flags_override_the_environment():
+    env = {"SUSSURRO_PORT": "9001", "SUSSURRO_DB": "/tmp/x.db", "SUSSURRO_HOST": "0.0.0.0",
+           "SUSSURRO_LOG_LEVEL": "debug", "SUSSURRO_JOIN_BURST": "3",
+           "SUSSURRO_ICE_SERVERS": json.dumps([{"urls": "stun:stun.example.org:3478"}]),
+           "UNRELATED": "1"}
+    s = load_settings({"port": 9002, "db": None}, env)
+    assert s.port == 9002 and s.db == "/tmp/x.db" and s.host == "0.0.0.0"
+    assert s.log_level == "debug" and s.join_burst == 3.0
+    assert s.ice_servers == ({"urls": "stun:stun.example.org:3478"},)
+    assert load_settings({}, {}) == Settings()
+    assert Settings().ice_servers == () and Settings().host == "127.0.0.1"
+
+
+def test_a_token_bucket_allows_a_burst_then_the_rate():
+    now = [0.0]
+    bucket = TokenBucket(rate=1.0, burst=10, clock=lambda: now[0])
+    assert [bucket.take() for _ in range(11)] == [True] * 10 + [False]
+    assert bucket.retry_after() == 1.0
+    now[0] += 2.5
+    assert [bucket.take() for _ in range(3)] == [True, True, False]
+
+
+def test_keyed_buckets_are_independent_and_forget_idle_keys():
+    now = [0.0]
+    buckets = KeyedBuckets(rate=1.0, burst=2, max_keys=4, clock=lambda: now[0])
+    assert buckets.take("a") and buckets.take("a") and not buckets.take("a")
+    assert buckets.take("b")
+    for key in "cdefgh":
+        buckets.take(key)
+    assert len(buckets._buckets) <= 4
+
+
+def test_room_codes_and_tokens():
+    codes = {new_room_code() for _ in range(500)}
+    assert all(len(c) == 5 and set(c) <= set(ALPHABET) for c in codes)
+    assert len(codes) > 490
+    assert normalise_code(" k7qmx ") == "K7QMX" and normalise_code("K0QMX") is None
+    token = new_token()
+    assert len(token) == 32 and hash_token(token) != token and len(hash_token(token)) == 64
