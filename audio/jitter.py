@@ -63,6 +63,7 @@ class JitterQueue:
         self._playing = False
         self._last = _SILENCE  # last frame handed out, for the mirrored continuation
         self._splice = True  # the next frame played does not continue `_last`
+        self._flushed: np.ndarray | None = None  # a partial frame padded with silence
         self._tick = 0
         self._last_push: int | None = None  # tick of the last push
         self._dry_at: int | None = None  # tick the queue ran dry while playing
@@ -125,9 +126,12 @@ class JitterQueue:
             self._dry_at = self._tick
             return self._conceal()
         frame = self._frames.popleft()
+        # Silence was padded in after a flushed partial frame: whatever comes
+        # next does not continue it.
+        padded = frame is self._flushed
         if self._splice:
             frame = self._crossfade(frame)
-            self._splice = False
+        self._splice = padded
         self._trim()
         self._last = frame
         return frame
@@ -159,6 +163,7 @@ class JitterQueue:
         m = min(n, _TAIL_FADE.size)
         out[n - m : n] *= _TAIL_FADE[_TAIL_FADE.size - m :]
         self._frames.append(out)
+        self._flushed = out
         self._partial = np.zeros(0, dtype=np.float32)
 
     def _trim(self) -> None:

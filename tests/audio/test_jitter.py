@@ -148,3 +148,30 @@ def test_short_talk_spurt_is_played_after_the_sender_pauses():
     out = np.concatenate([q.pop() for _ in range(6)])
     assert np.count_nonzero(out) >= FRAME + 300 - 240  # all of it, minus the fades' zero ends
     assert np.abs(np.diff(out)).max() < 0.01  # faded in and out, no steps
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3)), min_size=1, max_size=80))
+def test_any_arrival_pattern_keeps_queue_bounded_and_output_smooth(steps):
+    """Whatever arrives when, the queue stays <= 100 ms and the output never steps."""
+    x = tone(350, 10.0, -1.0)
+    natural = np.abs(np.diff(x)).max()
+    q = JitterQueue()
+    pos, out = 0, []
+    for size, pops in steps:
+        q.push(x[pos : pos + size])
+        pos += size
+        assert q.depth <= 5
+        for _ in range(pops):
+            frame = q.pop()
+            assert frame.shape == (FRAME,) and frame.dtype == np.float32
+            out.append(frame)
+    if out:
+        y = np.concatenate(out)
+        # Jumps inside the stream (drops) are cross-faded: at most the slope of the two
+        # signals plus the fades', never a raw step.
+        assert np.abs(np.diff(y)).max() <= 2.5 * natural
