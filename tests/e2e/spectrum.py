@@ -24,6 +24,21 @@ def tone_db(x: np.ndarray, hz: float, rate: int = RATE) -> float:
     return float(20 * np.log10(peak + 1e-12))
 
 
+def tone_db_robust(x: np.ndarray, hz: float, window: float = 0.25, rate: int = RATE) -> float:
+    """Median of `tone_db` over half-overlapping windows of `window` s (`hz` on their bins).
+
+    A click (a frame lost or faded on a starved machine) spreads energy over
+    the whole spectrum for a few milliseconds; it lifts one or two windows,
+    not the median, so a tone absent from a mix still reads as absent.
+    """
+    n = int(window * rate)
+    hop = n // 2
+    values = [tone_db(x[i : i + n], hz, rate) for i in range(0, len(x) - n + 1, hop)]
+    if not values:
+        raise AssertionError("recording shorter than one analysis window")
+    return float(np.median(values))
+
+
 def steady(x: np.ndarray, seconds: float = 1.0, skip_end: float = 0.2, rate: int = RATE) -> np.ndarray:
     """The last `seconds` of a recording before its final `skip_end` seconds."""
     end = len(x) - int(skip_end * rate)
@@ -51,7 +66,8 @@ def pitch_spread_cents(x: np.ndarray, hz: float, width: float | None = None, rat
     noise around them. Its analytic phase is differentiated, and the
     frequency smoothed over 5 ms so that coding noise does not count as pitch.
 
-    The spread is a robust standard deviation (1.4826 x the median absolute
+    Samples where the tone's envelope is under half its median are left out,
+    and the spread is a robust standard deviation (1.4826 x the median absolute
     deviation): on a machine whose cores are shared, a starved event loop
     makes the jitter queue fade a frame out and back in now and then, a rare
     spike of hundreds of cents that says nothing about pitch; a drunk wobble
@@ -61,9 +77,13 @@ def pitch_spread_cents(x: np.ndarray, hz: float, width: float | None = None, rat
     phase = np.unwrap(np.angle(a))
     inst = np.diff(phase) * rate / (2 * np.pi)
     k = int(0.005 * rate)
-    smooth = np.convolve(inst, np.ones(k) / k, mode="valid")
+    kernel = np.ones(k) / k
+    smooth = np.convolve(inst, kernel, mode="valid")
+    # Only where the tone is there: a frame faded out and back in by a
+    # starved jitter queue leaves a hole whose "frequency" is noise.
+    env = np.convolve(np.abs(a[1:]), kernel, mode="valid")
     edge = int(0.02 * rate)
-    smooth = smooth[edge:-edge]
-    smooth = smooth[smooth > 0]
-    cents = 1200 * np.log2(smooth / hz)
+    smooth, env = smooth[edge:-edge], env[edge:-edge]
+    keep = (env > 0.5 * np.median(env)) & (smooth > 0)
+    cents = 1200 * np.log2(smooth[keep] / hz)
     return float(1.4826 * np.median(np.abs(cents - np.median(cents))))

@@ -15,9 +15,10 @@ import numpy as np
 
 from server.rtc_client import Source, VoicePeer
 from server.voice import RoomVoice
-from tests.e2e.spectrum import steady, tone_db
+from tests.e2e.spectrum import steady, tone_db_robust
 
-# One tone per seat, on exact bins of a 1 s analysis, roughly an octave apart.
+# One tone per seat, on exact bins of a 0.25 s analysis (multiples of 4 Hz),
+# roughly an octave apart.
 # Opus at 32 kb/s leaves a coding-noise floor 50-60 dB under a tone within a
 # few hundred hertz of it, but 80 dB or more far from every tone; the first
 # seat's 6.1 kHz (still inside Opus's wideband) is where the other seats' noise is
@@ -33,6 +34,7 @@ class VoiceRoom:
     voice: RoomVoice
     peers: dict[str, VoicePeer] = field(default_factory=dict)
     mouths: list[dict[str, float]] = field(default_factory=list)
+    last_glitches: int = 0
 
     async def join(self, pid: str, source: Source, **kw) -> VoicePeer:
         """Connect a client peer for `pid` (replacing any previous one)."""
@@ -44,13 +46,36 @@ class VoiceRoom:
             await old.close()
         return peer
 
-    async def listen(self, seconds: float, settle: float = 0.6) -> dict[str, np.ndarray]:
-        """Wait `settle` s, then record `seconds` s; the steady part of each recording."""
-        await asyncio.sleep(settle)
-        t0 = time.monotonic()
-        await asyncio.sleep(seconds + 0.25)
-        return {pid: steady(p.recorder.audio(since=t0), seconds, skip_end=0.1)
-                for pid, p in self.peers.items()}
+    def glitches(self) -> int:
+        """Transport glitches so far: jitter-queue holes and overflows, dropped packets."""
+        st = self.voice.stats()
+        mixer = self.voice.mixer.stats()
+        return (st["underruns"] + st["overflows"] + st["track_drops"]
+                + sum(mixer.get("trimmed", {}).values()))
+
+    async def listen(self, seconds: float, settle: float = 0.6, timeout: float = 20.0,
+                     tries: int = 4) -> dict[str, np.ndarray]:
+        """Wait `settle` s, then record until every peer has `seconds` s more of audio.
+
+        Waits for audio rather than for time, and records again (up to `tries`
+        times) while the window had transport glitches: on a machine whose two
+        cores are shared with other jobs the event loop is sometimes starved,
+        frames arrive in bursts and the jitter queues fade or drop some. The
+        tests judge routing and effects, so they analyse a clean window when
+        there is one (else the one with the fewest glitches).
+        """
+        best: tuple[int, dict[str, np.ndarray]] | None = None
+        for _ in range(tries):
+            before = self.glitches()
+            rec = await record_all(self.peers, seconds, settle, timeout)
+            bad = self.glitches() - before
+            if best is None or bad < best[0]:
+                best = (bad, rec)
+            if bad == 0:
+                break
+            settle = 0.1
+        self.last_glitches = best[0]
+        return best[1]
 
     async def close(self) -> None:
         await asyncio.gather(*(p.close() for p in self.peers.values()), return_exceptions=True)
@@ -71,6 +96,21 @@ async def open_room(sources: dict[str, Source], **voice_kw) -> VoiceRoom:
     return room
 
 
+async def record_all(peers: dict, seconds: float, settle: float = 0.6, timeout: float = 20.0
+                     ) -> dict[str, np.ndarray]:
+    """The steady last `seconds` of what each peer (anything with `.recorder`) hears next."""
+    await asyncio.sleep(settle)
+    t0 = time.monotonic()
+    need = int((seconds + 0.15) * 48000)
+    end = t0 + timeout
+    while time.monotonic() < end:
+        await asyncio.sleep(0.1)
+        if all(len(p.recorder.audio(since=t0)) >= need for p in peers.values()):
+            break
+    return {pid: steady(p.recorder.audio(since=t0), seconds, skip_end=0.1)
+            for pid, p in peers.items()}
+
+
 def levels(rec: dict[str, np.ndarray], hz: float) -> dict[str, float]:
-    """The level of tone `hz` in each recording, dB re full scale."""
-    return {pid: tone_db(x, hz) for pid, x in rec.items()}
+    """The level of tone `hz` in each recording, dB re full scale (median of 0.25 s windows)."""
+    return {pid: tone_db_robust(x, hz) for pid, x in rec.items()}
