@@ -1,0 +1,713 @@
+"""One room's actor: it owns the lobby, the game state, the timer and the sockets.
+
+Every change to a room (a join over HTTP, a WebSocket message, a socket
+closing, a timer firing) is a command run by the room's own task, one at a
+time, so nothing needs a lock. After every state change the room sends each
+connected player their own `game.view`, hands the game's audio policy to the
+voice, and turns game events into cues.
+
+Accepted actions are appended to the SQLite log before their effects are
+sent; `Room.load` rebuilds a room from the store after a restart (lobby from
+its tables, game by `game.replay`, then ticked to now). server/rooms.py keeps
+the set of rooms; server/voicelink.py the optional voice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import time
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import game
+from game.errors import GameError
+from server import protocol as P
+from server.codes import hash_token, new_seed, new_token
+from server.config import Settings
+from server.connection import Connection
+from server.store import ActionRow, GameRow, PlayerRow, Store
+from server.voicelink import VoiceLink, routing
+
+log = logging.getLogger(__name__)
+
+LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
+IN_ROOM, KICKED, LEFT = 0, 1, 2
+
+# Sixteen distinct colours, one per seat unless the player picks one.
+PALETTE = (
+    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
+    "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#800000", "#aaffc3",
+)  # fmt: skip
+COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+# Game events -> (cue name, who hears it). See _cues_for.
+CUE_NAMES = ("your_turn", "vote_open", "elimination", "victory", "defeat", "night", "day")
+
+
+class RoomError(Exception):
+    """A refused HTTP-side request (join, create) with an HTTP status and a stable code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass
+class Member:
+    """A seated player of the room (kicked and departed players are not members)."""
+
+    id: str
+    name: str
+    color: str
+    seat: int
+    joined: float
+    conn: Connection | None = None
+    offline_since: float | None = None
+
+    @property
+    def online(self) -> bool:
+        return self.conn is not None
+
+
+def clean_name(name: str) -> str:
+    """A display name: trimmed, control characters removed, 1..24 characters."""
+    name = "".join(c for c in unicodedata.normalize("NFC", name or "")
+                   if unicodedata.category(c)[0] != "C").strip()
+    name = re.sub(r"\s+", " ", name)
+    if not 1 <= len(name) <= 24:
+        raise RoomError(422, "bad_name", "a name has 1 to 24 characters")
+    return name
+
+
+class Room:
+    """One room's actor. Public methods prefixed `cmd_` run inside the actor."""
+
+    def __init__(self, code: str, store: Store, settings: Settings,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.code = code
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.members: dict[str, Member] = {}
+        self.host: str | None = None
+        self.preset = "intruso"
+        self.options: dict[str, Any] = {}
+        self.status = LOBBY
+        self.created = clock()
+        self.last_activity = self.created
+        self.next_seat = 0
+        self.scores: dict[str, int] = {}
+        # The current (or last) game.
+        self.game_n = 0
+        self.state: Any = None
+        self.seq = 0
+        self.game_players: list[dict[str, str]] = []
+        self.last_now = 0.0
+        self.policy: Any = None
+        self.whispers: dict[str, str] = {}
+        self._last_view: dict[str, str] = {}
+        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed)
+        # The actor.
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.Task[None] | None = None
+        self._timer_at: float | None = None
+
+    # The actor --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the room's task (from the event loop)."""
+        self._task = asyncio.create_task(self._run(), name=f"room-{self.code}")
+        self._schedule()
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn(*args)` inside the actor (awaiting it if async) and return its result."""
+        if self._task is None or self._task.done():
+            raise RoomError(404, "unknown_room", "this room is closed")
+        fut = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((fn, args, fut))
+        return await fut
+
+    def post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue `fn(*args)` for the actor without waiting."""
+        self._queue.put_nowait((fn, args, None))
+
+    async def _run(self) -> None:
+        while True:
+            fn, args, fut = await self._queue.get()
+            if fn is None:
+                if fut is not None and not fut.done():
+                    fut.set_result(None)
+                return
+            try:
+                result = fn(*args)
+                if isinstance(result, Awaitable):
+                    result = await result
+            except Exception as exc:  # one bad command must not kill the room
+                if fut is None:
+                    log.exception("room %s: command %s failed", self.code, fn.__name__)
+                elif not fut.done():
+                    fut.set_exception(exc)
+            else:
+                if fut is not None and not fut.done():
+                    fut.set_result(result)
+
+    async def stop(self, close_code: int = 1012) -> None:
+        """Stop timers, voice and connections, then the actor itself.
+
+        `close_code` tells the clients why: 1012 (restarting, come back) on a
+        server shutdown, 4005 when the room is closed for good.
+        """
+        if self._timer:
+            self._timer.cancel()
+        if self._task and not self._task.done():
+            fut = asyncio.get_running_loop().create_future()
+            self._queue.put_nowait((None, (), fut))
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(fut, timeout=5)
+        # Whoever still waits on a command gets an answer instead of hanging.
+        while not self._queue.empty():
+            _, _, pending = self._queue.get_nowait()
+            if pending is not None and not pending.done():
+                pending.set_exception(RoomError(404, "unknown_room", "this room is closed"))
+        await self.voice.stop()
+        for m in self.members.values():
+            if m.conn is not None:
+                m.conn.close(close_code, "room closed" if close_code != 1012 else "restart")
+                await m.conn.stop()
+
+    # Time and timers --------------------------------------------------------
+
+    def now(self) -> float:
+        """Wall-clock time, never earlier than the last time used (the log stays ordered)."""
+        self.last_now = max(self.clock(), self.last_now)
+        return self.last_now
+
+    def _wake_at(self) -> float | None:
+        times = []
+        if self.status == PLAYING and self.state is not None:
+            d = game.next_deadline(self.state)
+            if d is not None:
+                times.append(d)
+        host = self.members.get(self.host or "")
+        if host is not None and host.offline_since is not None and self._any_online():
+            times.append(host.offline_since + self.settings.host_grace)
+        return min(times) if times else None
+
+    def _schedule(self) -> None:
+        """(Re)arm the one timer of the room at its next deadline."""
+        at = self._wake_at()
+        if at == self._timer_at and self._timer is not None and not self._timer.done():
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = at
+        self._timer = None if at is None else asyncio.create_task(self._sleep_until(at))
+
+    async def _sleep_until(self, at: float) -> None:
+        # Sleep in short slices: wall-clock time may jump, and deadlines are wall-clock.
+        while True:
+            delay = at - self.clock()
+            if delay <= 0:
+                break
+            await asyncio.sleep(min(delay, 5.0))
+        self._timer_at = None
+        self.post(self.cmd_timer)
+
+    def cmd_timer(self) -> None:
+        """A deadline passed: tick the game, hand over an absent host's role."""
+        now = self.now()
+        if self.status == PLAYING and self.state is not None:
+            d = game.next_deadline(self.state)
+            if d is not None and d <= now:
+                self.state, events = game.tick(self.state, now)
+                self._after_change(events)
+        host = self.members.get(self.host or "")
+        if (host is not None and host.offline_since is not None
+                and now >= host.offline_since + self.settings.host_grace):
+            nxt = self._next_host(after=host.id, online_only=True)
+            if nxt is not None:
+                self._set_host(nxt)
+                self._broadcast_room()
+        self._schedule()
+
+    # Membership (HTTP side) -------------------------------------------------
+
+    def cmd_add_member(self, name: str, color: str | None) -> tuple[str, str]:
+        """Seat a newcomer: (player id, token). Refused while a game runs or when full."""
+        if self.status == CLOSED:
+            raise RoomError(404, "unknown_room", "no such room")
+        if self.status == PLAYING:
+            raise RoomError(409, "game_running", "a game is running; wait for it to end")
+        if len(self.members) >= self.settings.max_players:
+            raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
+        name = clean_name(name)
+        if any(m.name.casefold() == name.casefold() for m in self.members.values()):
+            raise RoomError(409, "name_taken", "someone in the room already has that name")
+        color = self._pick_color(color)
+        now = self.now()
+        self.next_seat += 1
+        member = Member(id=f"p{self.next_seat}", name=name, color=color, seat=self.next_seat,
+                        joined=now, offline_since=now)
+        token = new_token()
+        self.store.add_player(self.code, PlayerRow(member.id, name, color, member.seat, IN_ROOM,
+                                                   now), hash_token(token))
+        self.members[member.id] = member
+        if self.host is None:
+            self.host = member.id
+        self.last_activity = now
+        self._broadcast_room()
+        return member.id, token
+
+    def _pick_color(self, wanted: str | None) -> str:
+        if wanted is not None:
+            if not COLOR_RE.match(wanted):
+                raise RoomError(422, "bad_color", "a colour is #rrggbb")
+            return wanted.lower()
+        used = {m.color for m in self.members.values()}
+        for c in PALETTE:
+            if c not in used:
+                return c
+        return PALETTE[self.next_seat % len(PALETTE)]
+
+    def public_info(self) -> dict[str, Any]:
+        """What anyone with the code may see: no ids, tokens or game secrets."""
+        return {
+            "code": self.code,
+            "phase": self.status,
+            "preset": self.preset,
+            "lang": self.options.get("lang"),
+            "players": [{"name": m.name, "color": m.color, "online": m.online}
+                        for m in self._seated()],
+            "max_players": self.settings.max_players,
+            "joinable": self.status != PLAYING and len(self.members) < self.settings.max_players,
+        }
+
+    # Connections ------------------------------------------------------------
+
+    def cmd_attach(self, pid: str, conn: Connection) -> bool:
+        """A socket authenticated as `pid`: replace any older socket, send the full picture."""
+        member = self.members.get(pid)
+        if member is None:
+            conn.send(P.error(P.KICKED, "you are no longer in this room"))
+            conn.close(P.CLOSE_KICKED, "not in the room")
+            return False
+        if member.conn is not None and member.conn is not conn:
+            old = member.conn
+            old.send(P.error(P.REPLACED, "this seat was opened in another tab"))
+            old.close(P.CLOSE_REPLACED, "replaced")
+        member.conn = conn
+        was_away = member.offline_since is not None
+        member.offline_since = None
+        now = self.now()
+        self.last_activity = now
+        self.store.touch(self.code, now)
+        self._send_hello(member)
+        self._broadcast_room()
+        if was_away:
+            self._schedule()  # an away host's hand-over may be due now that someone is here
+        return True
+
+    def cmd_detach(self, pid: str, conn: Connection) -> None:
+        """A socket closed. Only the member's current socket counts (a replaced one does not)."""
+        member = self.members.get(pid)
+        if member is None or member.conn is not conn:
+            return
+        member.conn = None
+        member.offline_since = self.now()
+        self._last_view.pop(pid, None)
+        self._stop_whisper(pid)
+        self.voice.drop(pid)
+        self._broadcast_room()
+        self._schedule()
+
+    def _send_hello(self, member: Member) -> None:
+        conn = member.conn
+        if conn is None:
+            return
+        conn.send({
+            "type": "welcome",
+            "player": member.id,
+            "room": self.code,
+            "server_time": self.clock(),
+            "ice_servers": list(self.settings.ice_servers),
+            "voice": VoiceLink.available(),
+        })
+        conn.send(self._room_message())
+        self._last_view.pop(member.id, None)
+        self._send_view(member)
+        for src, dst in self.whispers.items():
+            if dst == member.id:
+                conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
+
+    # Messages ---------------------------------------------------------------
+
+    async def cmd_message(self, pid: str, conn: Connection, msg: Any) -> None:
+        """Handle one validated client message from `pid`."""
+        member = self.members.get(pid)
+        if member is None or member.conn is not conn:
+            return  # a replaced or removed socket's late message
+        handler = getattr(self, "_on_" + msg.type, None)
+        if handler is None:
+            conn.send(P.error(P.UNKNOWN_TYPE, msg.type, msg.ref))
+            return
+        try:
+            result = handler(member, msg)
+            if isinstance(result, Awaitable):
+                await result
+        except GameError as exc:
+            conn.send(P.error(exc.code, exc.message, msg.ref, exc.detail or None))
+        except RoomError as exc:
+            conn.send(P.error(exc.code, exc.message, msg.ref))
+
+    def _require_host(self, member: Member) -> None:
+        if member.id != self.host:
+            raise RoomError(403, P.NOT_HOST, "only the host can do that")
+
+    def _on_hello(self, member: Member, msg: P.Hello) -> None:
+        self._send_hello(member)
+
+    def _on_ping(self, member: Member, msg: P.Ping) -> None:
+        member.conn.send({"type": "pong", "t": msg.t, "server_time": self.clock()})
+
+    def _on_settings(self, member: Member, msg: P.SettingsMsg) -> None:
+        self._require_host(member)
+        if self.status == PLAYING:
+            raise RoomError(409, P.WRONG_PHASE, "settings change between games only")
+        preset = msg.preset or self.preset
+        if preset not in game.PRESETS:
+            raise GameError("bad_options", f"unknown preset {preset!r}", field="preset")
+        base = dict(self.options) if preset == self.preset else game.default_options(preset)
+        base.update(msg.options)
+        options = game.validate_options(preset, base, len(self.members))
+        self.preset, self.options = preset, options
+        self.store.set_settings(self.code, self._settings_json())
+        self._broadcast_room()
+
+    def _on_start(self, member: Member, msg: P.Start) -> None:
+        self._require_host(member)
+        if self.status != LOBBY:
+            raise RoomError(409, P.WRONG_PHASE, "the game has already started")
+        self._start_game()
+
+    def _on_rematch(self, member: Member, msg: P.Rematch) -> None:
+        self._require_host(member)
+        if self.status != OVER:
+            raise RoomError(409, P.WRONG_PHASE, "a rematch follows a finished game")
+        self._start_game()
+
+    def _on_kick(self, member: Member, msg: P.Kick) -> None:
+        self._require_host(member)
+        if self.status == PLAYING:
+            raise RoomError(409, P.WRONG_PHASE, "players can be kicked between games only")
+        target = self.members.get(msg.player)
+        if target is None or target.id == member.id:
+            raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
+        self._remove(target, KICKED)
+
+    def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
+        self._require_host(member)
+        target = self.members.get(msg.player)
+        if target is None or target.id == member.id:
+            raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to pass the host to")
+        self._set_host(target.id)
+        self._broadcast_room()
+
+    def _on_leave(self, member: Member, msg: P.Leave) -> None:
+        self._remove(member, LEFT)
+
+    def _on_action(self, member: Member, msg: P.ActionMsg) -> None:
+        if self.status != PLAYING or self.state is None:
+            raise RoomError(409, P.WRONG_PHASE, "no game is running")
+        if not any(p["id"] == member.id for p in self.game_players):
+            raise RoomError(409, P.WRONG_PHASE, "you are not in this game")
+        action = P.action_dict(msg)
+        now = self.now()
+        new_state, events = game.apply(self.state, member.id, action, now)
+        # The log is the truth: commit before anyone sees the effect.
+        self.store.append_action(self.code, self.game_n,
+                                 ActionRow(self.seq, now, member.id, action))
+        self.seq += 1
+        self.state = new_state
+        self._after_change(events)
+
+    def _on_whisper_start(self, member: Member, msg: P.WhisperStart) -> None:
+        src, dst = member.id, msg.to
+        if dst not in self._whisper_targets(src):
+            raise RoomError(403, P.WHISPER_NOT_ALLOWED, "you cannot whisper to them now")
+        if self.whispers.get(src) == dst:
+            member.conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
+            return
+        self._stop_whisper(src)
+        try:
+            self.voice.whisper_start(src, dst)
+        except ValueError:
+            raise RoomError(403, P.WHISPER_NOT_ALLOWED, "the mixer refused it") from None
+        self.whispers[src] = dst
+        note = {"type": "whisper", "from": src, "to": dst, "active": True}
+        for pid in (dst, src):
+            m = self.members.get(pid)
+            if m is not None and m.conn is not None:
+                m.conn.send(note)
+
+    def _on_whisper_stop(self, member: Member, msg: P.WhisperStop) -> None:
+        self._stop_whisper(member.id)
+
+    def _on_rtc_offer(self, member: Member, msg: P.RtcOffer) -> None:
+        if not VoiceLink.available():
+            raise RoomError(503, P.VOICE_UNAVAILABLE, "voice is not available on this server")
+        conn = member.conn
+        self.voice.offer(member.id, conn, msg.sdp, msg.ref,
+                         lambda: self.members.get(member.id) is member and member.conn is conn)
+
+    def _on_rtc_ice(self, member: Member, msg: P.RtcIce) -> None:
+        # The server answers with every candidate gathered (no trickle): clients
+        # send complete offers; stray candidates are accepted and ignored.
+        return None
+
+    # Voice ------------------------------------------------------------------
+
+    def _apply_routing(self) -> None:
+        """The game's audio policy to the voice; in the lobby and at the end, all public."""
+        policy = self.policy if self.status == PLAYING else None
+        self.voice.set_routing(routing(self.members, policy))
+
+    def _mouths_allowed(self) -> Any:
+        if self.status == PLAYING and self.policy is not None:
+            return self.policy.mouths
+        return self.members.keys()
+
+    def _send_all(self, text: str) -> None:
+        for m in self.members.values():
+            if m.conn is not None:
+                m.conn.send_text(text)
+
+    def _whisper_targets(self, src: str) -> frozenset[str]:
+        if self.status != PLAYING or self.policy is None:
+            return frozenset()
+        return frozenset(self.policy.whisper.get(src, frozenset()))
+
+    def _stop_whisper(self, src: str) -> None:
+        dst = self.whispers.pop(src, None)
+        if dst is None:
+            return
+        self.voice.whisper_stop(src)
+        note = {"type": "whisper", "from": src, "to": dst, "active": False}
+        for pid in (dst, src):
+            m = self.members.get(pid)
+            if m is not None and m.conn is not None:
+                m.conn.send(note)
+
+    # Lobby and games --------------------------------------------------------
+
+    def _settings_json(self) -> dict[str, Any]:
+        return {"preset": self.preset, "options": self.options}
+
+    def _seated(self) -> list[Member]:
+        return sorted(self.members.values(), key=lambda m: m.seat)
+
+    def _any_online(self) -> bool:
+        return any(m.online for m in self.members.values())
+
+    def _next_host(self, after: str | None, online_only: bool = False) -> str | None:
+        """The next member in seat order after `after` (wrapping), optionally online."""
+        seated = [m for m in self._seated() if m.id != after]
+        if not seated:
+            return None
+        seat = self.members[after].seat if after in self.members else 0
+        ordered = [m for m in seated if m.seat > seat] + [m for m in seated if m.seat < seat]
+        for m in ordered:
+            if m.online or not online_only:
+                return m.id
+        return None
+
+    def _set_host(self, pid: str | None) -> None:
+        self.host = pid
+        self.store.set_host(self.code, pid)
+
+    def _remove(self, member: Member, why: int) -> None:
+        """Kick or leave: the seat is freed, the token stops working."""
+        if member.id == self.host:
+            self._set_host(self._next_host(after=member.id, online_only=False))
+        del self.members[member.id]
+        self.store.set_kicked(self.code, member.id, why)
+        self._stop_whisper(member.id)
+        self.voice.drop(member.id)
+        self._last_view.pop(member.id, None)
+        if member.conn is not None:
+            if why == KICKED:
+                member.conn.send(P.error(P.KICKED, "the host removed you from the room"))
+                member.conn.close(P.CLOSE_KICKED, "kicked")
+            else:
+                member.conn.close(P.CLOSE_LEFT, "left")
+            member.conn = None
+        self._broadcast_room()
+        self._apply_routing()
+        self._schedule()
+
+    def _start_game(self) -> None:
+        players = [{"id": m.id, "name": m.name} for m in self._seated()]
+        options = game.validate_options(self.preset, self.options, len(players))
+        seed = new_seed()
+        now = self.now()
+        state = game.new_game(self.preset, options, seed, players, now)
+        n = self.game_n + 1
+        self.store.start_game(self.code, GameRow(n, self.preset, options, seed, players, now,
+                                                 None, None))
+        self.game_n, self.state, self.seq = n, state, 0
+        self.game_players = players
+        self.status = PLAYING
+        self._last_view.clear()
+        self._broadcast_room()
+        # new_game returns no events: announce the first turn like any later one.
+        first = getattr(state, "order", None) if self._phase() == "clues" else None
+        self._after_change([{"type": "turn", "player": first[0]}] if first else [])
+
+    def _after_change(self, events: list[dict[str, Any]]) -> None:
+        """Everything that follows a new game state: bookkeeping, audio, cues, views."""
+        over = [e for e in events if e.get("type") == "game_over"]
+        if self.status == PLAYING and (over or self._phase() == "over"):
+            winners = over[-1].get("winners", []) if over else list(
+                getattr(self.state, "winners", []) or [])
+            self._finish(winners)
+        self.policy = game.audio_policy(self.state) if self.state is not None else None
+        for src, dst in list(self.whispers.items()):
+            if dst not in self._whisper_targets(src):
+                self._stop_whisper(src)
+        self._apply_routing()
+        for name, listeners in self._cues_for(events):
+            self._cue(name, listeners)
+        self._send_views()
+        self._schedule()
+
+    def _phase(self) -> str | None:
+        return getattr(self.state, "phase", None)
+
+    def _finish(self, winners: list[str]) -> None:
+        now = self.now()
+        result = None
+        if self.game_players:
+            with contextlib.suppress(Exception):
+                result = game.view(self.state, self.game_players[0]["id"]).get("result")
+        self.store.end_game(self.code, self.game_n, now, result, winners)
+        for pid in winners:
+            self.scores[pid] = self.scores.get(pid, 0) + 1
+        self.status = OVER
+        self._broadcast_room()
+
+    def _cues_for(self, events: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+        everyone = [m.id for m in self._seated()]
+        out: list[tuple[str, list[str]]] = []
+        for e in events:
+            kind = e.get("type")
+            if kind == "turn" and e.get("player"):
+                out.append(("your_turn", [e["player"]]))
+            elif kind == "vote_open":
+                out.append(("vote_open", everyone))
+            elif kind == "eliminated":
+                out.append(("elimination", everyone))
+            elif kind == "game_over":
+                winners = set(e.get("winners", []))
+                out.append(("victory", [p for p in everyone if p in winners]))
+                out.append(("defeat", [p for p in everyone if p not in winners]))
+            elif kind == "phase" and e.get("phase") in ("night", "day"):
+                out.append((e["phase"], everyone))
+        return [(n, ls) for n, ls in out if ls]
+
+    def _cue(self, name: str, listeners: list[str]) -> None:
+        self.voice.play_cue(name, listeners)
+        for pid in listeners:
+            m = self.members.get(pid)
+            if m is not None and m.conn is not None:
+                m.conn.send({"type": "cue", "name": name})
+
+    def _send_views(self) -> None:
+        for m in self.members.values():
+            self._send_view(m)
+
+    def _send_view(self, member: Member) -> None:
+        if member.conn is None or self.state is None:
+            return
+        if not any(p["id"] == member.id for p in self.game_players):
+            return
+        view = game.view(self.state, member.id)
+        text = json.dumps(view, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        if self._last_view.get(member.id) == text:
+            return
+        self._last_view[member.id] = text
+        member.conn.send_text(
+            f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
+
+    def _room_message(self) -> dict[str, Any]:
+        return {
+            "type": "room",
+            "code": self.code,
+            "host": self.host,
+            "players": [
+                {"id": m.id, "name": m.name, "color": m.color, "online": m.online,
+                 "host": m.id == self.host, "seat": m.seat, "wins": self.scores.get(m.id, 0)}
+                for m in self._seated()
+            ],
+            "settings": self._settings_json(),
+            "phase": self.status,
+            "state": self.status,  # docs/contracts.md's name for the same thing
+            "preset": self.preset,
+            "game": self.game_n,
+            "max_players": self.settings.max_players,
+        }
+
+    def _broadcast_room(self) -> None:
+        self._send_all(json.dumps(self._room_message(), separators=(",", ":"),
+                                  ensure_ascii=False))
+
+    # Restore ----------------------------------------------------------------
+
+    def load(self) -> None:
+        """Rebuild this room from the store (called once, before `start`)."""
+        row = self.store.room(self.code)
+        assert row is not None
+        self.created = row.created
+        self.last_activity = max(row.updated, self.clock())
+        self.preset = row.settings.get("preset", "intruso")
+        self.options = row.settings.get("options") or game.default_options(self.preset)
+        self.host = row.host
+        self.scores = self.store.scores(self.code)
+        now = self.clock()
+        for p in self.store.players(self.code):
+            self.next_seat = max(self.next_seat, p.seat)
+            if p.kicked == IN_ROOM:
+                self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
+                                            offline_since=now)
+        if self.host not in self.members:
+            self._set_host(self._next_host(after=None))
+        g = self.store.last_game(self.code)
+        self.status = row.status if row.status in (LOBBY, PLAYING, OVER) else LOBBY
+        if g is None or self.status == LOBBY:
+            return
+        log_rows = self.store.actions(self.code, g.n)
+        self.game_n, self.seq, self.game_players = g.n, len(log_rows), g.players
+        self.last_now = max([g.started_at] + [a.t for a in log_rows])
+        try:
+            self.state = game.replay(g.preset, g.options, g.seed, g.players,
+                                     [{"t": a.t, "player": a.player, "action": a.action}
+                                      for a in log_rows], started_at=g.started_at)
+        except Exception:
+            # A log that no longer replays (code changed under it): keep the room, drop the game.
+            log.exception("room %s: game %d does not replay; back to the lobby", self.code, g.n)
+            self.state, self.status = None, LOBBY
+            self.store.set_status(self.code, LOBBY, now)
+            return
+        if self.status == PLAYING:
+            events: list[dict[str, Any]] = []
+            d = game.next_deadline(self.state)
+            if d is not None and d <= now:
+                self.state, events = game.tick(self.state, self.now())
+            self._after_change(events)
+        else:
+            self.policy = game.audio_policy(self.state)

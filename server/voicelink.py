@@ -1,0 +1,175 @@
+"""A room's link to its voice (server/voice.py): created at the first offer, optional.
+
+The room decides who may hear whom (from the game's audio policy) and hands
+the routing here; this module owns the `RoomVoice` object, answers WebRTC
+offers beside the room's actor (ICE gathering can take a while), and fans
+the voice's mouth levels out to every socket as one `mouths` message.
+A server without the voice layer still plays: offers get `voice_unavailable`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+from server import protocol as P
+from server.codes import new_seed
+from server.connection import Connection
+
+log = logging.getLogger(__name__)
+
+
+def voice_module() -> Any:
+    """server.voice if the voice layer is installed, else None."""
+    try:
+        from server import voice
+    except ImportError:
+        return None
+    return voice
+
+
+def routing(public: Iterable[str], policy: Any = None) -> Any:
+    """audio.Routing for a game policy, or everyone public (lobby, game over)."""
+    from audio import Routing
+
+    if policy is None:
+        return Routing(public=frozenset(public))
+    return Routing(public=frozenset(policy.public), channels=tuple(policy.channels),
+                   whisper={s: frozenset(d) for s, d in dict(policy.whisper).items()},
+                   effects={s: "drunk" for s in policy.drunk}, floor=policy.floor)
+
+
+class VoiceLink:
+    """One room's voice, if any; every method is called from the room's actor."""
+
+    def __init__(self, code: str, ice_servers: Iterable[dict[str, Any]],
+                 send_all: Callable[[str], None],
+                 mouths_allowed: Callable[[], Collection[str]]) -> None:
+        self.code = code
+        self.ice_servers = list(ice_servers)
+        self.voice: Any = None
+        self._send_all = send_all
+        self._mouths_allowed = mouths_allowed
+        self._routing: Any = None
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._quiet = False
+
+    @staticmethod
+    def available() -> bool:
+        return voice_module() is not None
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # Peers ------------------------------------------------------------------
+
+    def offer(self, pid: str, conn: Connection, sdp: str, ref: Any,
+              still_current: Callable[[], bool]) -> None:
+        """Answer `pid`'s offer in the background; `rtc_answer` or an error goes to `conn`."""
+        self._spawn(self._negotiate(pid, conn, sdp, ref, still_current))
+
+    async def _ensure(self) -> Any:
+        async with self._lock:
+            if self.voice is None:
+                voice = voice_module().RoomVoice(
+                    self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
+                    seed=new_seed() % (2**31))
+                await voice.start()
+                self.voice = voice
+                if self._routing is not None:
+                    self.voice.set_routing(self._routing)
+            return self.voice
+
+    async def _negotiate(self, pid: str, conn: Connection, sdp: str, ref: Any,
+                         still_current: Callable[[], bool]) -> None:
+        mod = voice_module()
+        try:
+            voice = await self._ensure()
+            answer = await voice.offer(pid, sdp)
+        except Exception as exc:
+            code = getattr(exc, "code", None) if isinstance(exc, mod.VoiceError) else None
+            if code is None:
+                log.exception("room %s: offer from %s failed", self.code, pid)
+            conn.send(P.error(code or "rtc_failed", str(exc) or "offer refused", ref))
+            return
+        if not still_current():
+            with contextlib.suppress(Exception):
+                await voice.drop(pid)  # the socket went away while negotiating
+            return
+        conn.send({"type": "rtc_answer", "sdp": answer})
+        if self._routing is not None:
+            # Routing was applied before this peer existed; apply it again so it counts now.
+            self.voice.set_routing(self._routing)
+
+    def drop(self, pid: str) -> None:
+        """Close `pid`'s peer, if any."""
+        if self.voice is not None:
+            self._spawn(self.voice.drop(pid))
+
+    # Routing, whispers, cues -------------------------------------------------
+
+    def set_routing(self, value: Any) -> None:
+        """Remember the routing and give it to the voice (now, or when it starts)."""
+        self._routing = value
+        if self.voice is not None:
+            try:
+                self.voice.set_routing(value)
+            except Exception:
+                log.exception("room %s: set_routing failed", self.code)
+
+    def whisper_start(self, src: str, dst: str) -> None:
+        """Raises ValueError if the mixer refuses (the routing forbids it)."""
+        if self.voice is not None:
+            self.voice.whisper_start(src, dst)
+
+    def whisper_stop(self, src: str) -> None:
+        if self.voice is not None:
+            with contextlib.suppress(Exception):
+                self.voice.whisper_stop(src)
+
+    def play_cue(self, name: str, listeners: list[str]) -> None:
+        if self.voice is not None:
+            try:
+                self.voice.play_cue(name, listeners)
+            except Exception:
+                log.exception("room %s: cue %s failed", self.code, name)
+
+    # Mouths ------------------------------------------------------------------
+
+    def _on_mouths(self, levels: dict[str, float]) -> None:
+        """From the voice, >= 15 times a second: one `mouths` message to every socket."""
+        allowed = self._mouths_allowed()
+        out = {pid: round(float(v), 3) for pid, v in levels.items() if pid in allowed}
+        quiet = not any(out.values())
+        if quiet and self._quiet:
+            return  # silence was already sent once; spare the sockets
+        self._quiet = quiet
+        self._send_all(json.dumps({"type": "mouths", "levels": out}, separators=(",", ":")))
+
+    # Lifecycle ----------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any] | None:
+        """The voice's figures, or None without a voice."""
+        if self.voice is None:
+            return None
+        try:
+            return self.voice.stats()
+        except Exception:
+            log.exception("room %s: voice stats failed", self.code)
+            return None
+
+    async def stop(self) -> None:
+        """Cancel pending offers and stop the voice."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self.voice is not None:
+            with contextlib.suppress(Exception):
+                await self.voice.stop()
+            self.voice = None
