@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> dict:
         "tick_without_drunk_us_median": round(statistics.median(core_us), 1),
         "tick_without_drunk_us_p99": round(_pct(core_us, 99), 1),
         "ratio_without_drunk": round(statistics.median(core_us) / statistics.median(enc_us), 3),
+        "tick_without_drunk_us_min": round(min(core_us), 1),
+        "drunk_x2_us_min": round(min(drunk_us), 1),
         "drunk_x2_us_median": round(statistics.median(drunk_us), 1),
         "distinct_mixes_median": statistics.median(distinct),
         "distinct_mixes_min": min(distinct),
