@@ -82,6 +82,7 @@ async function boot() {
     // Feed a server message as if it came from the socket (previews and UI checks).
     receive: (msg) => session.handleMessage(msg),
     set: (patch) => update(patch),
+    voiceInfo: () => session.voiceInfo(),
   };
 
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)/);

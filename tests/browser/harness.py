@@ -30,7 +30,7 @@ def tone_wav(path: Path, freq: float, seconds: float = 4.0, rate: int = 48000) -
     periods = round(freq * seconds)
     n = round(periods * rate / freq)
     t = np.arange(n) / rate
-    sf.write(str(path), 0.35 * np.sin(2 * np.pi * freq * t), rate, subtype="PCM_16")
+    sf.write(str(path), 0.2 * np.sin(2 * np.pi * freq * t), rate, subtype="PCM_16")
     return path
 
 

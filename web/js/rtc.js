@@ -4,6 +4,9 @@
 import { attachRemote, resume } from "./audio.js";
 
 const GATHER_TIMEOUT_MS = 5000;
+// A peer that has not connected this long after its answer is replaced by a fresh one.
+const CONNECT_TIMEOUT_MS = 8000;
+const MAX_RETRIES = 6;
 
 /** Ask for the mic with voice processing, unless the page runs the audio tests. */
 export async function getMic() {
@@ -36,12 +39,19 @@ export class Voice {
     this.onState = onState;
     this.pc = null;
     this.mic = null;
+    // Answers come back in the order the offers went out (one room actor): count them
+    // so an answer to a replaced offer is never applied to the newer peer.
+    this.sent = 0;
+    this.answered = 0;
+    this.mine = 0;
   }
 
   /** (Re)connect with a fresh RTCPeerConnection; `mic` may be null (listen only). */
-  async start(mic, iceServers = []) {
+  async start(mic, iceServers = [], retry = 0) {
     this.close();
     this.mic = mic;
+    this.iceServers = iceServers;
+    this.retry = retry;
     const pc = new RTCPeerConnection({ iceServers });
     this.pc = pc;
     this.onState("connecting");
@@ -58,20 +68,52 @@ export class Voice {
     pc.onconnectionstatechange = () => {
       if (this.pc !== pc) return;
       const s = pc.connectionState;
-      if (s === "connected") this.onState("on");
-      else if (s === "failed") this.onState("failed");
+      if (s === "connected") {
+        this.retry = 0;
+        this.onState("on");
+      } else if (s === "failed") {
+        this.onState("failed");
+        this.retryLater(pc, 1000);
+      }
       else if (s === "disconnected" || s === "closed") this.onState("connecting");
     };
     const offer = await pc.createOffer();
     await pc.setLocalDescription(offer);
     await waitGathering(pc);
     if (this.pc !== pc) return;
-    this.send({ type: "rtc_offer", sdp: pc.localDescription.sdp });
+    this.sent += 1;
+    this.mine = this.sent;
+    if (!this.send({ type: "rtc_offer", sdp: pc.localDescription.sdp, ref: `rtc${this.sent}` })) {
+      this.sent -= 1;   // not sent: the next welcome starts again
+      this.mine = 0;
+    }
   }
 
+  /** The server's answer (or its refusal, sdp null) to the oldest offer still open. */
   async answer(sdp) {
-    if (!this.pc || this.pc.signalingState !== "have-local-offer") return;
-    await this.pc.setRemoteDescription({ type: "answer", sdp });
+    this.answered += 1;
+    if (this.answered !== this.mine || !sdp) return;
+    const pc = this.pc;
+    if (!pc || pc.signalingState !== "have-local-offer") return;
+    await pc.setRemoteDescription({ type: "answer", sdp });
+    // ICE can stall (a busy server, a peer replaced mid-check): start over if it does.
+    this.retryLater(pc, CONNECT_TIMEOUT_MS);
+  }
+
+  retryLater(pc, delay) {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => {
+      if (this.pc !== pc || pc.connectionState === "connected") return;
+      if (this.retry >= MAX_RETRIES) { this.onState("failed"); return; }
+      this.start(this.mic, this.iceServers, this.retry + 1).catch(() => this.onState("failed"));
+    }, delay);
+  }
+
+  /** A new socket: offers in flight on the old one will never be answered. */
+  resetCount() {
+    this.sent = 0;
+    this.answered = 0;
+    this.mine = 0;
   }
 
   setMuted(muted) {
@@ -79,6 +121,7 @@ export class Voice {
   }
 
   close() {
+    clearTimeout(this.watchdog);
     if (this.pc) {
       this.pc.ontrack = null;
       this.pc.onconnectionstatechange = null;

@@ -123,6 +123,7 @@ export function handleMessage(msg) {
       update({ player: msg.player ?? state.player });
       iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
       serverVoice = msg.voice !== false;
+      voice?.resetCount();
       // Every (re)connection gets a fresh RTCPeerConnection: the old peer died with the socket.
       startVoice();
       break;
@@ -139,6 +140,11 @@ export function handleMessage(msg) {
       update({ mouths: msg.levels || {} });
       break;
     case "whisper": {
+      // The whisperer gets the same message: only whispers *to me* make a banner.
+      if (msg.to && msg.to !== state.player) {
+        if (msg.from === state.player && !msg.active) update({ whisperingTo: null });
+        break;
+      }
       const whispers = { ...state.whispers };
       if (msg.active) whispers[msg.from] = true;
       else delete whispers[msg.from];
@@ -152,6 +158,10 @@ export function handleMessage(msg) {
       voice?.answer(msg.sdp).catch(() => update({ voice: "failed" }));
       break;
     case "error":
+      if (typeof msg.ref === "string" && msg.ref.startsWith("rtc")) {
+        voice?.answer(null);
+        update({ voice: "failed" });
+      }
       update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, at: Date.now() } });
       if (SEAT_LOST.includes(msg.code)) leaveRoom(msg.code);
       break;
@@ -220,6 +230,16 @@ export async function requestMic() {
 /** Play by text only, without asking for the mic. */
 export function skipMic() {
   update({ mic: "skipped" });
+}
+
+/** Voice connection details for diagnostics (tests print them when voice fails). */
+export function voiceInfo() {
+  const pc = voice?.pc;
+  return {
+    sent: voice?.sent, answered: voice?.answered, mine: voice?.mine,
+    signaling: pc?.signalingState, ice: pc?.iceConnectionState,
+    gathering: pc?.iceGatheringState, connection: pc?.connectionState,
+  };
 }
 
 export function toggleMute() {
