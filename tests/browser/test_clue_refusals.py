@@ -1,0 +1,94 @@
+"""A refused clue is explained in the player's language (Italian, French, English),
+in a game played by text only (the microphone declined)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.browser.harness import launch_player, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+I18N = {lang: json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json")
+                         .read_text(encoding="utf-8")) for lang in ("it", "fr", "en")}
+
+
+@pytest.fixture
+def trio(pw, tmp_path):
+    players = [launch_player(pw, tmp_path, name, freq)
+               for name, freq in (("Ugo", 520.0), ("Vera", 700.0), ("Zoe", 960.0))]
+    yield players
+    for p in players:
+        p.context.close()
+
+
+def refusal(player, text, lang, code):
+    player.page.fill("#clue-input", text)
+    player.page.click("#clue-input-send")
+    expected = I18N[lang][f"error.{code}"]
+    wait_until(lambda: player.page.inner_text(".inline-error") == expected,
+               what=f"{code} in {lang} (shown: {player.page.inner_text('.inline-error')!r})")
+    assert player.page.get_attribute(".inline-error", "data-code") == code
+
+
+def test_refused_clues_are_explained_in_italian_french_and_english(server, trio):
+    host, *others = trio
+    host.page.goto(server.url("/"))
+    host.page.fill("#name", host.name)
+    host.page.click("#create-btn")
+    host.page.wait_for_selector("#room-code")
+    code = host.page.inner_text("#room-code").strip()
+    host.page.click("#mic-skip")
+    for p in others:
+        p.page.goto(server.url(f"/r/{code}"))
+        p.page.fill("#name", p.name)
+        p.page.click("#join-btn")
+        p.page.wait_for_selector("#room-code")
+        p.page.click("#mic-skip")
+    assert host.page.is_visible(".mic-skipped")
+    # No powers, a long clue timer: the refusals are the only thing happening.
+    host.page.click("#opt-powers-pick")
+    wait_until(lambda: host.state("s.room.settings.options.powers.length === 0"), what="no powers")
+    host.page.fill("#opt-timer-clue", "120")
+    host.page.press("#opt-timer-clue", "Tab")
+    wait_until(lambda: host.state("s.room.settings.options.timers.clue") == 120, what="clue timer")
+    wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")
+    host.page.click("#start-btn")
+    wait_until(lambda: all(p.state("s.view && s.view.phase === 'clues'") for p in trio), what="clues")
+
+    by_pid = {p.pid: p for p in trio}
+    player = by_pid[host.state("s.view.turn")]
+    player.page.wait_for_selector("#clue-input")
+    word = player.state("s.view.me.word")
+
+    refusal(player, word, "it", "clue_uses_secret_word")
+    refusal(player, word.upper(), "it", "clue_uses_secret_word")   # case does not hide it
+    refusal(player, "uno due tre quattro cinque", "it", "clue_too_long")
+
+    player.page.select_option(".topbar .lang select", "fr")
+    player.page.wait_for_selector("#clue-input")
+    assert player.page.get_attribute("html", "lang") == "fr"
+    refusal(player, word, "fr", "clue_uses_secret_word")
+    refusal(player, "un deux trois quatre cinq", "fr", "clue_too_long")
+
+    player.page.select_option(".topbar .lang select", "en")
+    player.page.wait_for_selector("#clue-input")
+    refusal(player, f"my {word} here", "en", "clue_uses_secret_word")
+    refusal(player, "   ", "en", "clue_empty")
+    # Someone else typing out of turn gets a plain refusal too (nothing to send: no field).
+    other = next(p for p in trio if p is not player)
+    assert other.page.locator("#clue-input").count() == 0
+
+    # The language picked is remembered on this device, and a fine clue goes through.
+    player.page.reload()
+    player.page.wait_for_selector("#clue-input")
+    assert player.page.get_attribute("html", "lang") == "en"
+    player.page.fill("#clue-input", "zorblat")
+    player.page.click("#clue-input-send")
+    wait_until(lambda: host.state("s.view.clues.length") == 1, what="the clue accepted")
+    wait_until(lambda: player.page.locator("#clue-input").count() == 0, what="the turn moved on")
+    for p in trio:
+        assert not p.errors, (p.name, p.errors)
