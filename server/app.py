@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import segno
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -80,6 +81,13 @@ def create_app(settings: Settings) -> FastAPI:
 
     app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        # The same {code, message} shape as every other refusal.
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
+        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
 
     def client_ip(request: Request | WebSocket) -> str:
         return request.client.host if request.client else "?"
@@ -192,10 +200,14 @@ def create_app(settings: Settings) -> FastAPI:
         if isinstance(found, str):
             # Guessing tokens costs the same as guessing codes.
             misses.take(client_ip(ws))
-            message = "unknown or expired token" if found == P.BAD_TOKEN else "not in this room"
+            message, close = {
+                P.BAD_TOKEN: ("unknown or expired token", P.CLOSE_BAD_TOKEN),
+                P.KICKED: ("the host removed you from this room", P.CLOSE_KICKED),
+                P.LEFT: ("you left this room", P.CLOSE_LEFT),
+            }[found]
             with contextlib.suppress(Exception):
                 await ws.send_json(P.error(found, message))
-                await ws.close(P.CLOSE_BAD_TOKEN if found == P.BAD_TOKEN else P.CLOSE_KICKED)
+                await ws.close(close)
             return
         room, pid = found
         conn = Connection(ws, settings.send_queue)

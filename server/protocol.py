@@ -27,6 +27,7 @@ UNKNOWN_PLAYER = "unknown_player"
 BAD_TOKEN = "bad_token"
 REPLACED = "replaced"
 KICKED = "kicked"
+LEFT = "left"
 VOICE_UNAVAILABLE = "voice_unavailable"
 INTERNAL = "internal"
 

@@ -17,7 +17,7 @@ from game.errors import GameError
 from server import protocol as P
 from server.codes import hash_token, new_room_code
 from server.config import Settings
-from server.room import CLOSED, COLOR_RE, IN_ROOM, PLAYING, Room, RoomError, clean_name
+from server.room import CLOSED, COLOR_RE, IN_ROOM, KICKED, PLAYING, Room, RoomError, clean_name
 from server.store import Store
 
 __all__ = ["Rooms", "Room", "RoomError"]
@@ -94,7 +94,7 @@ class Rooms:
         return room, pid, token
 
     def resolve(self, token: str) -> tuple[Room, str] | str:
-        """The room and player of a token, or an error code (bad_token, kicked)."""
+        """The room and player of a token, or an error code (bad_token, kicked, left)."""
         if not token or len(token) > 200:
             return P.BAD_TOKEN
         found = self.store.find_token(hash_token(token))
@@ -102,7 +102,7 @@ class Rooms:
             return P.BAD_TOKEN
         code, pid, kicked = found
         if kicked != IN_ROOM:
-            return P.KICKED
+            return P.KICKED if kicked == KICKED else P.LEFT
         room = self.rooms.get(code)
         if room is None:
             return P.BAD_TOKEN

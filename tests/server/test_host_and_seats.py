@@ -144,7 +144,46 @@ async def test_whispers_follow_the_policy_and_stop_when_it_changes(shared_server
         off = await b.wait_for(lambda m: m["type"] == "whisper" and not m["active"])
         assert off["from"] == a.player
         await a.wait_for(lambda m: m["type"] == "whisper" and not m["active"])
-        assert a.view["phase"] == "vote" or (await a.wait_view(lambda v: v["phase"] == "vote"))
+        view = await a.wait_view(lambda v: v["phase"] == "vote")
+        assert not any(p["whisper_ok"] for p in view["players"])
+        mark = a.mark()
+        await a.send("whisper_start", to=b.player)
+        err = await a.wait_for(lambda m: m["type"] == "error", since=mark)
+        assert err["code"] == "whisper_not_allowed"
+    finally:
+        await close_all(clients)
+
+
+async def test_a_whisper_ends_when_the_whisperer_disconnects(shared_server):
+    clients = await started(shared_server, 3)
+    try:
+        while clients[0].view["phase"] == "clues":
+            await next_clue(clients)
+        a, b = clients[0], clients[1]
+        await a.send("whisper_start", to=b.player)
+        await b.wait_for(lambda m: m["type"] == "whisper" and m["active"])
+        await a.close()
+        off = await b.wait_for(lambda m: m["type"] == "whisper" and not m["active"])
+        assert off["from"] == a.player and off["to"] == b.player
+    finally:
+        await close_all(clients)
+
+
+async def test_leaving_during_a_game_frees_the_seat_and_the_game_goes_on(shared_server):
+    clients = await started(shared_server, 4)
+    try:
+        host, bob = clients[0], clients[1]
+        await bob.leave()
+        room = await host.wait_for(lambda m: m["type"] == "room" and len(m["players"]) == 3)
+        assert room["phase"] == "playing" and bob.player not in [p["id"] for p in room["players"]]
+        # Still a player of the game (their turns time out); the token is revoked.
+        assert bob.player in [p["id"] for p in host.view["players"]]
+        from server.client import Client
+
+        again = Client(bob.base_url, bob.code, bob.player, bob.token)
+        with pytest.raises(ConnectionError):
+            await again.connect()
+        assert again.close_code == 4004 and again.errors[-1]["code"] == "left"
     finally:
         await close_all(clients)
 
