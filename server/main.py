@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 
 import uvicorn
 
@@ -28,6 +29,21 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return load_settings(cli)
 
 
+class RedactTokens(logging.Filter):
+    """Seat tokens travel in the socket URL (`/ws?token=...`): keep them out of the logs."""
+
+    PATTERN = re.compile(r"(token=)[^\s&\"']+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(self.PATTERN.sub(r"\1[redacted]", a) if isinstance(a, str) else a
+                                for a in (record.args if isinstance(record.args, tuple)
+                                          else (record.args,)))
+        if isinstance(record.msg, str):
+            record.msg = self.PATTERN.sub(r"\1[redacted]", record.msg)
+        return True
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve until a signal; uvicorn handles SIGTERM/SIGINT and runs the app's shutdown
     (rooms stop, sockets get 1012 "restart", the database is checkpointed and closed)."""
@@ -45,5 +61,7 @@ def serve(args: argparse.Namespace) -> int:
         lifespan="on",
     )
     server = uvicorn.Server(config)
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(RedactTokens())
     server.run()
     return 0

@@ -18,6 +18,7 @@ from tests.server.roomkit import (
     seated,
     started,
 )
+from tests.support.server_proc import ServerProc
 
 
 async def test_tokens_are_stored_only_as_their_sha256(shared_server):
@@ -113,3 +114,13 @@ async def test_a_lobby_survives_a_restart_with_its_host_settings_and_kicks(serve
         assert kicked.close_code == 4003
     finally:
         await close_all(fresh)
+
+
+async def test_seat_tokens_never_reach_the_server_log(tmp_path):
+    with ServerProc(tmp_path / "log.db", log_level="info") as srv:
+        clients = await seated(srv, 2)
+        await close_all(clients)
+        log = srv.log_path.read_text()
+    assert "WebSocket /ws?token=[redacted]" in log
+    for c in clients:
+        assert c.token not in log

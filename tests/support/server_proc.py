@@ -58,11 +58,13 @@ class ServerProc:
 
     def __init__(self, db: str | os.PathLike[str], port: int | None = None,
                  env: dict[str, str] | None = None, relaxed: bool = True,
-                 log_path: str | os.PathLike[str] | None = None) -> None:
+                 log_path: str | os.PathLike[str] | None = None,
+                 log_level: str = "warning") -> None:
         self.db = str(db)
         self.port = port or free_port()
         self.env = {**(RELAXED if relaxed else {}), **(env or {})}
         self.log_path = Path(log_path or (self.db + ".log"))
+        self.log_level = log_level
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -82,7 +84,7 @@ class ServerProc:
             return self
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
         cmd = [_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--db", self.db, "--log-level", "warning"]
+               "--port", str(self.port), "--db", self.db, "--log-level", self.log_level]
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         try:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
