@@ -1,0 +1,119 @@
+"""Every phase's screen at phone size (360x740) and on a desktop: no horizontal overflow,
+labelled controls. The phases a short real game rarely reaches (powers, runoff, the
+Giudice, the Vendicatore, the Fantasma's guess) are drawn from views fed to the page
+as if the server had sent them (docs/contracts.md's view shape)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.harness import launch_player, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elisabetta Maria Antonietta"]
+ROOM = {
+    "type": "room", "code": "K7QMX", "host": "p0", "state": "playing", "phase": "playing",
+    "preset": "intruso", "game": 1, "max_players": 16,
+    "players": [{"id": f"p{i}", "name": n, "color": c, "online": i != 3, "host": i == 0,
+                 "seat": i + 1, "wins": 0}
+                for i, (n, c) in enumerate(zip(NAMES, ["#ff8a80", "#81d4fa", "#aed581", "#ce93d8", "#ffe066"],
+                                               strict=True))],
+    "settings": {"preset": "intruso", "options": {
+        "lang": "it", "categories": None, "intrusi": "auto", "fantasmi": "auto", "powers": "auto",
+        "timers": {"powers": 30, "clue": 45, "debate": 180, "vote": 60, "guess": 45, "pick": 30},
+        "eliminated_speak": False}},
+}
+ME = {"id": "p0", "alive": True, "word": "gatto", "role": None, "power": None,
+      "known": [{"player": "p2", "fact": "civili_word"}], "vote": None, "can": [],
+      "muted": None, "drunk": False}
+
+
+def view(phase, **over):
+    me = {**ME, **over.pop("me", {})}
+    v = {
+        "game": "undercover", "preset": "intruso", "lang": "it", "phase": phase, "round": 2,
+        "phase_started": 0, "deadline": None, "turn": None, "order": ["p0", "p1", "p2", "p3"],
+        "players": [{"id": f"p{i}", "name": n, "alive": i != 4, "revealed_role": "civile" if i == 4 else None,
+                     "ready": i == 1, "voted": i in (1, 2), "whisper_ok": phase == "debate" and i not in (0, 4)}
+                    for i, n in enumerate(NAMES)],
+        "candidates": [],
+        "clues": [{"round": 1, "player": f"p{i}", "text": t, "skipped": t == ""}
+                  for i, t in enumerate(["miagola", "fusa di notte", "", "baffi lunghi", "tetto"])],
+        "eliminations": [{"player": "p4", "role": "civile", "round": 1, "cause": "vote"}],
+        "me": me, "acting": None, "vote_counts": None, "result": None,
+    }
+    v.update(over)
+    return v
+
+
+PHASES = {
+    "powers_cupido": view("powers", round=1, me={"power": "cupido", "can": ["bind"]}),
+    "powers_ubriacone": view("powers", round=1, me={"power": "ubriacone", "can": ["intoxicate"]}),
+    "powers_wait": view("powers", round=1, me={"power": "spia"}),
+    "clues_muto": view("clues", turn="p0", me={"power": "muto", "can": ["clue"], "muted": "muto"}),
+    "clues_pappagallo": view("clues", turn="p0", me={"power": "pappagallo", "can": ["clue"]}),
+    "debate_sabotatore": view("debate", me={"power": "sabotatore", "can": ["ready", "swap"]}),
+    "revote": view("revote", candidates=["p1", "p2"], me={"can": ["vote"], "vote": "p1"}),
+    "judge": view("judge", candidates=["p1", "p2"], me={"power": "giudice", "can": ["judge"]}),
+    "judge_wait": view("judge", candidates=["p1", "p2"]),
+    "avenge": view("avenge", me={"power": "vendicatore", "alive": False, "can": ["avenge"]}, acting="p0"),
+    "guess": view("guess", me={"word": None, "role": "fantasma", "alive": False, "can": ["guess"]}, acting="p0"),
+    "eliminated": view("debate", me={"alive": False, "muted": "eliminated"}),
+    "over": view("over", result={
+        "outcome": "civili", "winners": ["p0", "p1", "p2", "p4"],
+        "sides": {"civili": ["p0", "p1", "p2", "p4"], "infiltrati": ["p3"]},
+        "words": {"civili": "gatto", "intrusi": "tigre"}, "category": "animals",
+        "players": [{"id": f"p{i}", "name": n, "role": "intruso" if i == 3 else "civile",
+                     "word": "tigre" if i == 3 else "gatto", "power": "muto" if i == 0 else None,
+                     "alive": i != 4, "won": i != 3} for i, n in enumerate(NAMES)],
+        "cupid": [], "drunk": [], "guesses": [], "clues": [], "rounds": 2}),
+}
+
+
+def unlabelled_controls(page):
+    """Buttons, inputs and selects a screen reader could not name."""
+    return page.evaluate("""() => [...document.querySelectorAll('button, input, select')]
+      .filter(el => el.offsetParent !== null)
+      .filter(el => !(el.getAttribute('aria-label') || el.textContent.trim() || el.labels?.length
+                      || el.getAttribute('title')))
+      .map(el => el.outerHTML.slice(0, 120))""")
+
+
+@pytest.mark.parametrize("size", [{"width": 360, "height": 740}, {"width": 1280, "height": 800}],
+                         ids=["phone", "desktop"])
+def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path, size):
+    p = launch_player(pw, tmp_path, "viewer", 520.0, viewport=size)
+    try:
+        p.page.goto(server.url("/"))
+        p.page.wait_for_selector("#name")
+        p.page.evaluate("window.__sussurro.set({code: 'K7QMX', player: 'p0', token: 'preview'})")
+        p.page.evaluate("(r) => window.__sussurro.receive(r)", ROOM)
+        tag = "phone" if size["width"] == 360 else "desktop"
+        for name, v in PHASES.items():
+            p.page.evaluate("(v) => window.__sussurro.receive({type: 'view', view: v})", v)
+            p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8, p2: 0.4}})")
+            wait_until(lambda v=v: p.page.locator(".phase-name, #end-title").count() > 0
+                       and p.state("s.view.phase") == v["phase"], what=name)
+            p.shot(f"phase_{tag}_{name}")
+            width, client = p.overflow()
+            assert width <= client, f"{name} overflows at {size}: {width} > {client}"
+            assert not unlabelled_controls(p.page), (name, unlabelled_controls(p.page))
+        # The mouth of a speaker moves on screen; a silent one's does not.
+        p.page.evaluate("(v) => window.__sussurro.receive({type: 'view', view: v})", PHASES["debate_sabotatore"])
+        p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8}})")
+        assert float(p.page.get_attribute(".mouth[data-pid='p1']", "data-level")) > 0.5
+        assert float(p.page.get_attribute(".mouth[data-pid='p2']", "data-level")) == 0
+        # The help: the three games and the ten powers.
+        p.page.click("button[aria-label='Aiuto e regole']")
+        p.page.wait_for_selector(".dialog")
+        for tab in range(5):
+            p.page.click(f".tabs .tab >> nth={tab}")
+            width, client = p.overflow()
+            assert width <= client
+        p.page.click(".tabs .tab >> nth=3")
+        assert p.page.locator(".powers-list dt").count() == 10
+        p.shot(f"phase_{tag}_help_powers")
+        assert not p.errors, p.errors
+    finally:
+        p.context.close()
