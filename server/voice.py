@@ -94,6 +94,7 @@ class RoomVoice:
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
         self._peers: dict[str, Peer] = {}
         self._players: set[str] = set()  # ids the mixer knows (a peer, a routing, a whisper)
+        self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
         self._encoders: dict[frozenset[str], _Encoder] = {}
         self._task: asyncio.Task | None = None
@@ -153,6 +154,7 @@ class RoomVoice:
                 await old.close()
             else:
                 self._ensure_player(pid)
+                self._lobby_routing()
             return answer
 
     async def drop(self, pid: str) -> None:
@@ -163,6 +165,13 @@ class RoomVoice:
         if pid in self._players:
             self._players.discard(pid)
             self.mixer.remove_player(pid)
+        self._lobby_routing()
+
+    def _lobby_routing(self) -> None:
+        # Until the room gives a routing, everyone connected talks to everyone
+        # (a lobby): a room that forgets to call set_routing is not mute.
+        if not self._routed:
+            self.mixer.set_routing(Routing(public=frozenset(self._peers)))
 
     def peers(self) -> list[str]:
         """Ids of the players with a live peer connection."""
@@ -187,9 +196,13 @@ class RoomVoice:
     # ------------------------------------------------------------------- routing
 
     def set_routing(self, routing: Routing) -> None:
-        """Apply the game's routing from the next tick (stops whispers it forbids)."""
+        """Apply the game's routing from the next tick (stops whispers it forbids).
+
+        Before the first call every connected player is public, as in a lobby.
+        """
         for pid in _routing_players(routing):
             self._ensure_player(pid)
+        self._routed = True
         self.mixer.set_routing(routing)
 
     def whisper_start(self, src: str, dst: str) -> None:

@@ -67,6 +67,16 @@ async def test_public_voices_reach_everyone_but_themselves_and_a_whisper_only_it
         await room.close()
 
 
+async def test_before_any_routing_everyone_connected_is_heard_as_in_a_lobby():
+    room = await open_room({"p1": Tone(TONES[1]), "p2": Tone(TONES[2])})
+    try:
+        rec = await room.listen(0.5)
+        assert levels(rec, TONES[1])["p2"] > PRESENT
+        assert levels(rec, TONES[2])["p1"] > PRESENT
+    finally:
+        await room.close()
+
+
 async def test_a_whisper_the_routing_forbids_is_refused():
     room = await open_room({"p1": Silence(), "p2": Silence()})
     try:
