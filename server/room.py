@@ -308,8 +308,9 @@ class Room:
         now = self.now()
         self.last_activity = now
         self.store.touch(self.code, now)
-        self._send_hello(member)
-        self._broadcast_room()
+        self._send_welcome(member)
+        self._broadcast_room()  # everyone sees the seat come online; this socket gets it too
+        self._send_picture(member)
         if was_away:
             self._schedule()  # an away host's hand-over may be due now that someone is here
         return True
@@ -327,11 +328,9 @@ class Room:
         self._broadcast_room()
         self._schedule()
 
-    def _send_hello(self, member: Member) -> None:
-        conn = member.conn
-        if conn is None:
-            return
-        conn.send({
+    def _send_welcome(self, member: Member) -> None:
+        """Once per socket, first: who you are, the ICE servers, whether voice exists."""
+        member.conn.send({
             "type": "welcome",
             "player": member.id,
             "room": self.code,
@@ -339,7 +338,12 @@ class Room:
             "ice_servers": list(self.settings.ice_servers),
             "voice": VoiceLink.available(),
         })
-        conn.send(self._room_message())
+
+    def _send_picture(self, member: Member) -> None:
+        """The player's view again, and the whispers aimed at them."""
+        conn = member.conn
+        if conn is None:
+            return
         self._last_view.pop(member.id, None)
         self._send_view(member)
         for src, dst in self.whispers.items():
@@ -371,7 +375,9 @@ class Room:
             raise RoomError(403, P.NOT_HOST, "only the host can do that")
 
     def _on_hello(self, member: Member, msg: P.Hello) -> None:
-        self._send_hello(member)
+        # No second welcome: a client starts its voice on welcome, once per socket.
+        member.conn.send(self._room_message())
+        self._send_picture(member)
 
     def _on_ping(self, member: Member, msg: P.Ping) -> None:
         member.conn.send({"type": "pong", "t": msg.t, "server_time": self.clock()})
