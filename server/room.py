@@ -390,7 +390,12 @@ class Room:
         if preset not in game.PRESETS:
             raise GameError("bad_options", f"unknown preset {preset!r}", field="preset")
         base = dict(self.options) if preset == self.preset else game.default_options(preset)
-        base.update(msg.options)
+        for key, value in msg.options.items():
+            # A patch: {"timers": {"clue": 30}} changes one timer, not all of them.
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                base[key] = {**base[key], **value}
+            else:
+                base[key] = value
         options = game.validate_options(preset, base, len(self.members))
         self.preset, self.options = preset, options
         self.store.set_settings(self.code, self._settings_json())

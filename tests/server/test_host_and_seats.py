@@ -219,3 +219,21 @@ async def test_an_absent_host_hands_over_to_the_next_online_seat(quick_grace_ser
         assert host.room["host"] == cy.player  # coming back does not take it back
     finally:
         await close_all(clients)
+
+
+async def test_settings_are_a_patch_over_the_current_options(shared_server):
+    clients = await seated(shared_server, 3)
+    host = clients[0]
+    try:
+        await host.send("settings", options={"timers": {"debate": 120}, "powers": ["spia"]})
+        await host.send("settings", options={"timers": {"clue": 30}})
+        room = await clients[1].wait_for(
+            lambda m: m["type"] == "room" and m["settings"]["options"]["timers"]["clue"] == 30)
+        options = room["settings"]["options"]
+        assert options["timers"]["debate"] == 120 and options["powers"] == ["spia"]
+        await host.send("settings", preset="infiltre", options={})
+        room = await clients[1].wait_for(
+            lambda m: m["type"] == "room" and m["settings"]["preset"] == "infiltre")
+        assert room["preset"] == "infiltre" and room["settings"]["options"]["lang"] == "fr"
+    finally:
+        await close_all(clients)
