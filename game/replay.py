@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .state import GameState
-from .undercover import apply, new_game
+from .undercover import apply, new_game, tick
 
 
 def replay(
@@ -20,10 +20,10 @@ def replay(
 
     `started_at` is the `now` given to `new_game`; without it a first entry
     `{"t": t0, "player": None, "action": {"type": "start"}}` gives it, else 0.0.
-    Entries with `player` None and an action of type `start` or `tick` only
-    move time (deadlines are computed from their own times, so ticks change
-    nothing a later action would not). The result's `state_bytes` equal the
-    original game's.
+    An entry `{"t": t, "player": None, "action": {"type": "tick"}}` lets time
+    pass to `t` (logging ticks is optional: deadlines are computed from their
+    own times, so a later action or tick gives the same state). The result's
+    `state_bytes` equal the original game's at the time of the last entry.
     """
     entries = list(log)
     if started_at is None:
@@ -35,7 +35,10 @@ def replay(
     state = new_game(preset, options, seed, players, started_at)
     for entry in entries:
         action = entry.get("action") or {}
-        if entry.get("player") is None and action.get("type") in ("start", "tick"):
+        if entry.get("player") is None and action.get("type") == "start":
+            continue
+        if entry.get("player") is None and action.get("type") == "tick":
+            state, _ = tick(state, float(entry["t"]))
             continue
         state, _ = apply(state, entry["player"], action, float(entry["t"]))
     return state

@@ -157,25 +157,27 @@ def test_refused_actions_leave_the_state_unchanged_and_replays_match(g, salt):
     rng = random.Random(salt)
     log: list[dict] = []
     t = 5.0
-    for _ in range(300):
+    for _ in range(150):
         if state.phase == "over":
             break
+        if state.deadline is not None and state.deadline <= t:
+            state, _ = tick(state, t)  # a late action was refused: time has passed anyway
+            log.append({"t": t, "player": None, "action": {"type": "tick"}})
         pid = f"p{rng.randrange(n)}"
         v = view(state, pid)
-        if rng.random() < 0.3 or not v["me"]["can"]:
-            action = rng.choice(ILLEGAL)
-        else:
-            action = random_action(rng, v, ["zzzz"])
+        illegal = rng.random() < 0.3 or not v["me"]["can"]
+        action = rng.choice(ILLEGAL) if illegal else random_action(rng, v, ["zzzz"])
         if action is None:
             continue
-        if rng.random() < 0.1 and state.deadline is not None:
-            t = state.deadline + rng.choice([0.0, 3.0])
-        else:
-            t += 0.25
-        before = state_bytes(state)
+        # Sometimes the action comes late: the deadline passes first and the view is stale.
+        late = rng.random() < 0.1 and state.deadline is not None
+        t = state.deadline + rng.choice([0.0, 3.0]) if late else t + 0.25
+        risky = illegal or late or action["type"] == "swap"
+        before = state_bytes(state) if risky else None
         try:
             state, _ = apply(state, pid, action, t)
         except GameError:
+            assert before is not None, f"legal {action} by {pid} refused"
             assert state_bytes(state) == before
             continue
         log.append({"t": t, "player": pid, "action": action})

@@ -181,6 +181,18 @@ def test_core_view_of_an_unknown_player_is_refused():
     assert info.value.code == "unknown_player"
 
 
+def test_core_replay_honours_logged_ticks():
+    """A log may carry ticks: replay lets time pass at them, like the original game."""
+    from game import replay
+
+    log = [{"t": 45.0, "player": None, "action": {"type": "tick"}}]
+    opts = {"powers": [], "fantasmi": 0, "intrusi": 1, "timers": {"clue": 10}}
+    again = replay("intruso", opts, 1, players(5), log, started_at=10.0)
+    plain = new_game("intruso", opts, 1, players(5), 10.0)
+    assert len(again.clues) == 3 and all(c.skipped for c in again.clues)
+    assert state_bytes(again) == state_bytes(tick(plain, 45.0)[0])
+
+
 def test_core_same_seed_same_game():
     a = new_game("intruso", None, 42, players(9), 0.0)
     b = new_game("intruso", None, 42, players(9), 0.0)

@@ -17,12 +17,12 @@ def test_simulate_every_preset_and_table_size_keeps_the_invariants(preset):
     """`sussurro simulate`: random legal games, 3..16 players, no invariant broken."""
     finished = 0
     for n in range(3, 17):
-        report = run(preset, n, games=2 if n <= 10 else 1, seed=n)
+        report = run(preset, n, games=2 if n <= 8 else 1, seed=n)
         assert report["invariants_broken"] == [], report["invariants_broken"][:3]
         assert report["finished"] == report["games"]
         assert sum(report["wins"].values()) == report["games"]
         finished += report["finished"]
-    assert finished == 2 * 8 + 6
+    assert finished == 2 * 6 + 8
 
 
 def test_simulate_report_shape_and_cli():
@@ -36,8 +36,8 @@ def test_simulate_report_shape_and_cli():
 
 def test_simulate_outcomes_cover_every_side():
     wins: dict[str, int] = {}
-    for seed in range(3):
-        for side, k in run("intruso", 8, games=15, seed=seed)["wins"].items():
+    for seed in range(2):
+        for side, k in run("intruso", 7, games=15, seed=seed)["wins"].items():
             wins[side] = wins.get(side, 0) + k
     assert {"civili", "infiltrati", "fantasma"} <= set(wins)
 
