@@ -68,7 +68,7 @@ async function boot() {
   // Browsers keep audio muted until a gesture: the first tap anywhere resumes it.
   const unlock = () => {
     audio.resume();
-    document.getElementById("remote-audio").play().catch(() => {});
+    if (state.audioBlocked) session.unblockAudio();
   };
   document.addEventListener("pointerdown", unlock, { passive: true });
   document.addEventListener("keydown", unlock);

@@ -45,7 +45,9 @@ class Player:
     # ---- reading the page ----
     def state(self, expr: str):
         """Evaluate `expr` against window.__sussurro.state (the page's own state)."""
-        return self.page.evaluate(f"(() => {{ const s = window.__sussurro.state; return {expr}; }})()")
+        # null while the page (re)loads and the app has not booted yet
+        return self.page.evaluate(
+            f"(() => {{ if (!window.__sussurro) return null; const s = window.__sussurro.state; return {expr}; }})()")
 
     @property
     def pid(self) -> str:

@@ -80,6 +80,36 @@ def unlabelled_controls(page):
       .map(el => el.outerHTML.slice(0, 120))""")
 
 
+CONTRAST_JS = """() => {
+  // WCAG 2 contrast of every visible text against the first opaque background behind it.
+  const parse = (c) => { const m = c.match(/[\\d.]+/g); return m ? m.map(Number) : [0, 0, 0, 0]; };
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((acc, v, i) => acc + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const bgOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c.length < 4 || c[3] >= 0.9) return c;
+    }
+    return [23, 19, 42];
+  };
+  const out = [];
+  let checked = 0;
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.offsetParent && getComputedStyle(el).position !== 'fixed') continue;
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('[disabled], .dead, .qr, svg')) continue;
+    const st = getComputedStyle(el);
+    const fg = parse(st.color), bg = bgOf(el);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    checked += 1;
+    const large = parseFloat(st.fontSize) >= 24 || (parseFloat(st.fontSize) >= 18.66 && Number(st.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) out.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent.trim().slice(0, 30)}"`);
+  }
+  return { checked, low: out };
+}"""
+
+
 @pytest.mark.parametrize("size", [{"width": 360, "height": 740}, {"width": 1280, "height": 800}],
                          ids=["phone", "desktop"])
 def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path, size):
@@ -99,6 +129,8 @@ def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path
             width, client = p.overflow()
             assert width <= client, f"{name} overflows at {size}: {width} > {client}"
             assert not unlabelled_controls(p.page), (name, unlabelled_controls(p.page))
+            audit = p.page.evaluate(CONTRAST_JS)
+            assert audit["checked"] > 20 and not audit["low"], (name, audit)
         # The mouth of a speaker moves on screen; a silent one's does not.
         p.page.evaluate("(v) => window.__sussurro.receive({type: 'view', view: v})", PHASES["debate_sabotatore"])
         p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8}})")

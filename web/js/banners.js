@@ -5,6 +5,7 @@ import { h, fill } from "./dom.js";
 import { errorText, shownInline } from "./errors.js";
 import { t } from "./i18n.js";
 import { icon } from "./icons.js";
+import * as session from "./session.js";
 import { playerById, state } from "./state.js";
 
 let toastTimer = null;
@@ -14,6 +15,10 @@ export function banners(el) {
   const toast = document.getElementById("toast");
   function draw() {
     const items = [];
+    if (state.code && state.audioBlocked) {
+      items.push(h("button", { class: "banner banner-audio", id: "audio-unblock", onclick: () => session.unblockAudio() },
+        icon("ear", 18), " ", t("audio.tap_to_hear")));
+    }
     if (state.code && state.conn === "closed") {
       items.push(h("div", { class: "banner banner-warn" }, t("conn.lost")));
     }
@@ -42,7 +47,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (keys.has("whispers") || keys.has("whisperingTo") || keys.has("conn") || keys.has("lang") || keys.has("room")) draw();
+      if (["whispers", "whisperingTo", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
     },
   };

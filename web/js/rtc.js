@@ -61,7 +61,8 @@ export class Voice {
     pc.ontrack = (ev) => {
       const stream = ev.streams[0] || new MediaStream([ev.track]);
       this.audioEl.srcObject = stream;
-      this.audioEl.play().catch(() => { /* resumed on the first tap */ });
+      // Autoplay may be refused after a reload: the page offers a tap to unmute.
+      this.audioEl.play().then(() => this.onState("audio_ok")).catch(() => this.onState("audio_blocked"));
       attachRemote(stream);
       resume();
     };

@@ -70,8 +70,10 @@ export function enterRoom(code, seat) {
   update({ code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {} });
   if (conn) conn.close();
   if (!voice) {
-    voice = new Voice((msg) => send(msg), document.getElementById("remote-audio"),
-      (v) => update({ voice: v }));
+    voice = new Voice((msg) => send(msg), document.getElementById("remote-audio"), (v) => {
+      if (v === "audio_blocked" || v === "audio_ok") update({ audioBlocked: v === "audio_blocked" });
+      else update({ voice: v });
+    });
   }
   conn = new Connection(seat.token, {
     onMessage: handleMessage,
@@ -240,6 +242,12 @@ export function voiceInfo() {
     signaling: pc?.signalingState, ice: pc?.iceConnectionState,
     gathering: pc?.iceGatheringState, connection: pc?.connectionState,
   };
+}
+
+/** The tap that lets the browser play the voice mix (after an autoplay refusal). */
+export function unblockAudio() {
+  const el = document.getElementById("remote-audio");
+  el.play().then(() => update({ audioBlocked: false })).catch(() => {});
 }
 
 export function toggleMute() {

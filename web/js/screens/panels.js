@@ -156,8 +156,8 @@ function guessPanel(v) {
       submit: t("guess.send"), build: (word) => ({ type: "guess", word }), autofocus: true,
     })];
   }
-  const last = (v.eliminations || []).at(-1);
-  return [waiting("guess.wait", { name: last ? nameOf(last.player) : "?" })];
+  const who = v.acting || (v.eliminations || []).at(-1)?.player;
+  return [waiting("guess.wait", { name: who ? nameOf(who) : "?" })];
 }
 
 export function phasePanel(v, local, ctl) {
