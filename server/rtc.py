@@ -34,8 +34,9 @@ from aiortc import (
     RTCRtpCodecCapability,
     RTCSessionDescription,
 )
-from aiortc.jitterbuffer import JitterBuffer
+from aiortc.jitterbuffer import JitterBuffer, JitterFrame
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+from aiortc.utils import uint16_gt
 
 from server.opus import FRAME, SAMPLE_RATE, frame_to_mono, make_packet
 
@@ -47,9 +48,9 @@ MAX_LINE = 2048
 MAX_CANDIDATES = 40
 NEGOTIATION_TIMEOUT = 10.0
 # Frames aiortc's audio jitter buffer holds back before decoding. Its default
-# (4) adds 80 ms per hop; on a LAN 1 is enough (the packet after a frame is
-# what tells the buffer that the frame is complete).
-JITTER_PREFETCH = 1
+# (4) adds 80 ms; 0 hands packets straight to the decoder, since the mixer's
+# per-speaker jitter queue already absorbs arrival jitter (see set_jitter).
+JITTER_PREFETCH = 0
 SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
@@ -137,17 +138,43 @@ def rtc_configuration(ice_servers: list[dict] | None) -> RTCConfiguration:
     return RTCConfiguration(iceServers=servers)
 
 
-def shorten_jitter(receiver, prefetch: int = JITTER_PREFETCH) -> bool:
-    """Swap aiortc's audio jitter buffer for one with a smaller prefetch.
+class ImmediateJitterBuffer(JitterBuffer):
+    """Hands every audio packet to the decoder the moment it arrives.
+
+    One Opus packet is one whole frame, so nothing needs reassembling; a
+    packet older than the last one handed over (reordered or duplicated) is
+    dropped. aiortc's own buffer holds each frame until the next packet
+    shows it is complete: 20 ms per hop, and 80 ms with its default
+    prefetch of 4. The server's mixer dejitters with its own queue.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(capacity=16)
+        self._last: int | None = None
+        self.late = 0
+
+    def add(self, packet) -> tuple[bool, JitterFrame | None]:
+        seq = packet.sequence_number
+        if self._last is not None and not uint16_gt(seq, self._last):
+            self.late += 1
+            return False, None
+        self._last = seq
+        return False, JitterFrame(data=packet._data, timestamp=packet.timestamp)
+
+
+def set_jitter(receiver, prefetch: int = JITTER_PREFETCH) -> bool:
+    """Replace aiortc's audio jitter buffer: `prefetch` 0 passes packets straight through,
+    n >= 1 is aiortc's buffer holding n frames.
 
     aiortc exposes no setting for it; the attribute is private (name-mangled)
     so this checks it exists and leaves the default in place otherwise.
     """
     name = "_RTCRtpReceiver__jitter_buffer"
-    if isinstance(getattr(receiver, name, None), JitterBuffer):
-        setattr(receiver, name, JitterBuffer(capacity=16, prefetch=prefetch))
-        return True
-    return False
+    if not isinstance(getattr(receiver, name, None), JitterBuffer):
+        return False
+    buf = ImmediateJitterBuffer() if prefetch <= 0 else JitterBuffer(capacity=16, prefetch=prefetch)
+    setattr(receiver, name, buf)
+    return True
 
 
 class MixTrack(MediaStreamTrack):
@@ -247,7 +274,7 @@ async def open_peer(
         # is negotiated (preferences are read in setRemoteDescription).
         transceiver = pc.addTransceiver(track, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
-        shorten_jitter(transceiver.receiver)
+        set_jitter(transceiver.receiver)
 
         @pc.on("track")
         def _on_track(remote: MediaStreamTrack) -> None:

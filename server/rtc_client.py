@@ -33,7 +33,7 @@ from server.opus import (
     frame_to_mono,
     make_packet,
 )
-from server.rtc import OPUS, rtc_configuration, shorten_jitter
+from server.rtc import OPUS, rtc_configuration, set_jitter
 
 PERIOD = FRAME / SAMPLE_RATE
 
@@ -239,9 +239,11 @@ class VoicePeer:
     """One client voice connection: offer, answer, mic out, recording in."""
 
     def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
-                 encode: bool = True, dtx: bool = False, prefetch: int | None = 1,
+                 encode: bool = True, dtx: bool = False, prefetch: int | None = 0,
                  recorder: Recorder | None = None) -> None:
-        """`recorder`: append to an existing recording (a reconnection keeps one timeline)."""
+        """`prefetch`: frames aiortc's jitter buffer holds (0: none, the recording is the
+        arrival; None: aiortc's default of 4). `recorder`: append to an existing
+        recording (a reconnection keeps one timeline)."""
         self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
         self.recorder = recorder if recorder is not None else Recorder()
         self._ice_servers = ice_servers
@@ -256,7 +258,7 @@ class VoicePeer:
         transceiver = pc.addTransceiver(self.mic, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
         if self._prefetch is not None:
-            shorten_jitter(transceiver.receiver, self._prefetch)
+            set_jitter(transceiver.receiver, self._prefetch)
 
         @pc.on("track")
         def _on_track(track: MediaStreamTrack) -> None:

@@ -1,0 +1,269 @@
+"""A 16-bot voice room against a real `sussurro serve`: server CPU, gaps, mouth-to-ear latency.
+
+    .venv/bin/python bench/room_bench.py [--bots 16] [--procs 4] [--seconds 30] [--talkers 2]
+
+The server runs as a subprocess on 127.0.0.1; the bots run in `--procs`
+worker processes (this file again, `--worker`), each an asyncio loop with
+its share of real WebRTC bots (server.bot.Bot). The room stays in the lobby,
+where everyone is public: the same routing as a debate.
+
+Who says what:
+- bot 0 clicks (a 2 ms 3 kHz burst every 0.5 s); bot 1, in the same process,
+  times each click in its recording: mouth-to-ear latency;
+- bots 2 .. 1+talkers speak a steady low tone (a debate with some voices);
+- every other bot is silent with DTX (sends nothing, as a browser does).
+
+Measured over `--seconds` after every bot is connected and settled:
+- `server_cpu_core_share`: the server process's CPU time (utime + stime from
+  /proc/PID/stat) over wall time, as a share of one core;
+- gaps: receive-side inter-arrival intervals over 40 ms at every bot;
+- latency: click "mouth" time (end of its capture frame minus its offset)
+  to "ear" time (arrival of the frame it is in plus its offset).
+
+Prints one JSON object. Nothing here is asserted; the figures go to bench/ROOM.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+RELAXED = {  # the room's 16 joins in a few seconds from one address
+    "SUSSURRO_JOIN_BURST": "1000", "SUSSURRO_JOIN_RATE": "1000",
+    "SUSSURRO_LOOKUP_BURST": "1000", "SUSSURRO_LOOKUP_RATE": "1000",
+    "SUSSURRO_CREATE_BURST": "1000", "SUSSURRO_CREATE_RATE": "1000",
+    "SUSSURRO_WS_BURST": "1000", "SUSSURRO_WS_RATE": "1000",
+}
+CLICK_EVERY = 25  # frames: a click every 0.5 s
+TICKS = os.sysconf("SC_CLK_TCK")
+LINGER = 5.0  # seconds the bots stay after the window
+
+
+# ----------------------------------------------------------------- the server
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: str) -> tuple[subprocess.Popen, str]:
+    """`sussurro serve` on a free 127.0.0.1 port; waits for /healthz."""
+    import httpx
+
+    port = _free_port()
+    env = {**os.environ, **RELAXED, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
+           str(port), "--db", db, "--log-level", "warning"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=open(db + ".log", "wb"))  # noqa: SIM115
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+# ----------------------------------------------------------------- a worker
+
+
+def click_latencies(clicker, listener, source, since: float, until: float) -> list[float]:
+    """Mouth-to-ear delay of every click sent in [since, until], found in `listener`'s ears."""
+    import numpy as np
+
+    from tests.e2e.spectrum import band
+
+    rec = listener.recorder
+    x = rec.audio()
+    if len(x) == 0:
+        return []
+    ears = rec.sample_times()
+    env = np.abs(band(x, 3000, 1000))
+    hot = np.flatnonzero(env > 0.15)
+    out = []
+    mic = clicker.voice.mic
+    for n in source.click_frames(len(mic.captured)):
+        mouth = mic.mouth_time(n * 960)
+        if not since <= mouth <= until:
+            continue
+        # first loud 3 kHz sample heard after the click was spoken, within 400 ms
+        i = np.searchsorted(ears[hot], mouth) if len(hot) else 0
+        if i < len(hot) and ears[hot[i]] - mouth < 0.4:
+            out.append(float(ears[hot[i]] - mouth))
+    return out
+
+
+async def worker(args: argparse.Namespace) -> dict:
+    from server.bot import Bot
+    from server.client import Client
+    from server.rtc_client import Clicks, Silence, Tone
+
+    bots = []
+    click_src = None
+    for idx in args.indices:
+        if idx == 0:
+            click_src = Clicks(every=CLICK_EVERY, level=0.8, first=10)
+            src, dtx = click_src, False
+        elif 2 <= idx < 2 + args.talkers:
+            src, dtx = Tone(200 + 40 * idx, 0.08), False
+        else:
+            src, dtx = Silence(), True
+        if idx == 0:
+            client = Client(args.url, args.room, args.host_player, args.host_token)
+            bot = Bot(client, src, dtx=dtx)
+            await client.connect()
+        else:
+            bot = await Bot.join(args.url, args.room, f"Bot{idx}", src, dtx=dtx)
+        bots.append(bot)
+    await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
+    # wait for the common start (wall clock shared by the processes)
+    await asyncio.sleep(max(0.0, args.start_at - time.time()))
+    t0 = time.monotonic()
+    await asyncio.sleep(args.seconds)
+    t1 = time.monotonic()
+    report: dict = {"bots": {}}
+    for idx, b in zip(args.indices, bots, strict=True):
+        gaps = b.recorder.gaps(0.04, since=t0)
+        arrivals = [t for t in b.recorder.arrivals if t0 <= t <= t1]
+        report["bots"][idx] = {"frames": len(arrivals), "gaps": len(gaps),
+                               "max_gap_ms": round(1000 * max(gaps), 1) if gaps else 0.0}
+    if 0 in args.indices and 1 in args.indices:
+        clicker = bots[args.indices.index(0)]
+        listener = bots[args.indices.index(1)]
+        report["latencies"] = click_latencies(clicker, listener, click_src, t0, t1 - 0.5)
+    # stay connected while the driver reads the server's figures for the window
+    await asyncio.sleep(max(0.0, args.start_at + args.seconds + LINGER - time.time()))
+    await asyncio.gather(*(b.close() for b in bots), return_exceptions=True)
+    return report
+
+
+# ----------------------------------------------------------------- the driver
+
+
+def run(args: argparse.Namespace) -> dict:
+    import httpx
+    import numpy as np
+
+    from server.client import Client
+
+    tmp = tempfile.mkdtemp(prefix="room_bench_")
+    proc, url = start_server(os.path.join(tmp, "bench.db"))
+    workers: list[subprocess.Popen] = []
+    try:
+        host = asyncio.run(Client.create(url, "Bot0", preset="intruso"))
+        per = -(-args.bots // args.procs)
+        start_at = time.time() + args.setup
+        for w in range(args.procs):
+            idx = list(range(w * per, min(args.bots, (w + 1) * per)))
+            if not idx:
+                continue
+            cmd = [sys.executable, __file__, "--worker", "--url", url, "--room", host.code,
+                   "--host-player", host.player, "--host-token", host.token,
+                   "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
+                   "--seconds", str(args.seconds), "--start-at", str(start_at)]
+            workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, text=True))
+        time.sleep(max(0.0, start_at - time.time()))
+        c0, w0 = cpu_seconds(proc.pid), time.monotonic()
+        m0 = httpx.get(url + "/metrics", timeout=5).text
+        time.sleep(args.seconds)
+        c1, w1 = cpu_seconds(proc.pid), time.monotonic()
+        m1 = httpx.get(url + "/metrics", timeout=5).text
+        reports = []
+        for p in workers:
+            out, _ = p.communicate(timeout=args.seconds + args.setup + 60)
+            lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+            reports.append(json.loads(lines[-1]) if lines else {"error": p.returncode})
+    finally:
+        for p in workers:
+            if p.poll() is None:
+                p.kill()
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+    bots = {int(k): v for r in reports for k, v in r.get("bots", {}).items()}
+    lat = [x for r in reports for x in r.get("latencies", [])]
+    counters = ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
+                "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks")
+    gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean")
+    metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
+    metrics.update({k: _metric(m1, k) for k in gauges})
+    return {
+        "bots": args.bots, "procs": args.procs, "talkers": args.talkers, "clicker": 1,
+        "seconds": args.seconds,
+        "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
+        "bots_reporting": len(bots),
+        "frames_received_per_bot_min": min((b["frames"] for b in bots.values()), default=0),
+        "gaps_over_40ms_total": sum(b["gaps"] for b in bots.values()),
+        "bots_with_gaps": sum(1 for b in bots.values() if b["gaps"]),
+        "max_gap_ms": max((b["max_gap_ms"] for b in bots.values()), default=0.0),
+        "mouth_to_ear_ms": {
+            "clicks": len(lat),
+            "median": round(1000 * float(np.median(lat)), 1) if lat else None,
+            "p95": round(1000 * float(np.percentile(lat, 95)), 1) if lat else None,
+            "max": round(1000 * max(lat), 1) if lat else None,
+        },
+        "server": metrics,
+        "load_avg_1min": os.getloadavg()[0],
+        "workers_failed": sum(1 for r in reports if "error" in r),
+    }
+
+
+def _metric(text: str, name: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bots", type=int, default=16)
+    p.add_argument("--procs", type=int, default=4)
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--talkers", type=int, default=2, help="bots speaking a steady tone")
+    p.add_argument("--setup", type=float, default=25.0, help="seconds allowed to connect")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--url", help=argparse.SUPPRESS)
+    p.add_argument("--room", help=argparse.SUPPRESS)
+    p.add_argument("--host-player", help=argparse.SUPPRESS)
+    p.add_argument("--host-token", help=argparse.SUPPRESS)
+    p.add_argument("--indices", help=argparse.SUPPRESS)
+    p.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        args.indices = [int(x) for x in args.indices.split(",")]
+        print(json.dumps(asyncio.run(worker(args))), flush=True)
+        return 0
+    print(json.dumps(run(args), sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
