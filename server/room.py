@@ -18,11 +18,8 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import time
-import unicodedata
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import game
@@ -31,58 +28,15 @@ from server import protocol as P
 from server.codes import hash_token, new_seed, new_token
 from server.config import Settings
 from server.connection import Connection
+from server.cues import cues_for
+from server.seats import IN_ROOM, KICKED, LEFT, Member, RoomError, clean_name, pick_color
 from server.store import ActionRow, GameRow, PlayerRow, Store
 from server.voicelink import VoiceLink, routing
 
 log = logging.getLogger(__name__)
 
+# The room's phase (rooms.status in the store).
 LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
-IN_ROOM, KICKED, LEFT = 0, 1, 2
-
-# Sixteen distinct colours, one per seat unless the player picks one.
-PALETTE = (
-    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
-    "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#800000", "#aaffc3",
-)  # fmt: skip
-COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-# Game events -> (cue name, who hears it). See _cues_for.
-CUE_NAMES = ("your_turn", "vote_open", "elimination", "victory", "defeat", "night", "day")
-
-
-class RoomError(Exception):
-    """A refused HTTP-side request (join, create) with an HTTP status and a stable code."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-@dataclass
-class Member:
-    """A seated player of the room (kicked and departed players are not members)."""
-
-    id: str
-    name: str
-    color: str
-    seat: int
-    joined: float
-    conn: Connection | None = None
-    offline_since: float | None = None
-
-    @property
-    def online(self) -> bool:
-        return self.conn is not None
-
-
-def clean_name(name: str) -> str:
-    """A display name: trimmed, control characters removed, 1..24 characters."""
-    name = "".join(c for c in unicodedata.normalize("NFC", name or "")
-                   if unicodedata.category(c)[0] != "C").strip()
-    name = re.sub(r"\s+", " ", name)
-    if not 1 <= len(name) <= 24:
-        raise RoomError(422, "bad_name", "a name has 1 to 24 characters")
-    return name
 
 
 class Room:
@@ -250,7 +204,7 @@ class Room:
         name = clean_name(name)
         if any(m.name.casefold() == name.casefold() for m in self.members.values()):
             raise RoomError(409, "name_taken", "someone in the room already has that name")
-        color = self._pick_color(color)
+        color = pick_color(color, {m.color for m in self.members.values()}, self.next_seat)
         now = self.now()
         self.next_seat += 1
         member = Member(id=f"p{self.next_seat}", name=name, color=color, seat=self.next_seat,
@@ -264,17 +218,6 @@ class Room:
         self.last_activity = now
         self._broadcast_room()
         return member.id, token
-
-    def _pick_color(self, wanted: str | None) -> str:
-        if wanted is not None:
-            if not COLOR_RE.match(wanted):
-                raise RoomError(422, "bad_color", "a colour is #rrggbb")
-            return wanted.lower()
-        used = {m.color for m in self.members.values()}
-        for c in PALETTE:
-            if c not in used:
-                return c
-        return PALETTE[self.next_seat % len(PALETTE)]
 
     def public_info(self) -> dict[str, Any]:
         """What anyone with the code may see: no ids, tokens or game secrets."""
@@ -403,9 +346,9 @@ class Room:
 
     def _on_start(self, member: Member, msg: P.Start) -> None:
         self._require_host(member)
-        if self.status != LOBBY:
+        if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "the game has already started")
-        self._start_game()
+        self._start_game()  # after a game's end, the same as a rematch
 
     def _on_rematch(self, member: Member, msg: P.Rematch) -> None:
         self._require_host(member)
@@ -592,7 +535,7 @@ class Room:
             if dst not in self._whisper_targets(src):
                 self._stop_whisper(src)
         self._apply_routing()
-        for name, listeners in self._cues_for(events):
+        for name, listeners in cues_for(events, [m.id for m in self._seated()]):
             self._cue(name, listeners)
         self._send_views()
         self._schedule()
@@ -611,25 +554,6 @@ class Room:
             self.scores[pid] = self.scores.get(pid, 0) + 1
         self.status = OVER
         self._broadcast_room()
-
-    def _cues_for(self, events: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
-        everyone = [m.id for m in self._seated()]
-        out: list[tuple[str, list[str]]] = []
-        for e in events:
-            kind = e.get("type")
-            if kind == "turn" and e.get("player"):
-                out.append(("your_turn", [e["player"]]))
-            elif kind == "vote_open":
-                out.append(("vote_open", everyone))
-            elif kind == "eliminated":
-                out.append(("elimination", everyone))
-            elif kind == "game_over":
-                winners = set(e.get("winners", []))
-                out.append(("victory", [p for p in everyone if p in winners]))
-                out.append(("defeat", [p for p in everyone if p not in winners]))
-            elif kind == "phase" and e.get("phase") in ("night", "day"):
-                out.append((e["phase"], everyone))
-        return [(n, ls) for n, ls in out if ls]
 
     def _cue(self, name: str, listeners: list[str]) -> None:
         self.voice.play_cue(name, listeners)

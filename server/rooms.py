@@ -17,7 +17,8 @@ from game.errors import GameError
 from server import protocol as P
 from server.codes import hash_token, new_room_code
 from server.config import Settings
-from server.room import CLOSED, COLOR_RE, IN_ROOM, KICKED, PLAYING, Room, RoomError, clean_name
+from server.room import CLOSED, PLAYING, Room
+from server.seats import COLOR_RE, IN_ROOM, KICKED, RoomError, clean_name
 from server.store import Store
 
 __all__ = ["Rooms", "Room", "RoomError"]

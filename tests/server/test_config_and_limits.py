@@ -48,3 +48,17 @@ def test_room_codes_and_tokens():
     assert normalise_code(" k7qmx ") == "K7QMX" and normalise_code("K0QMX") is None
     token = new_token()
     assert len(token) == 32 and hash_token(token) != token and len(hash_token(token)) == 64
+
+
+def test_game_events_become_cues_for_the_right_listeners():
+    from server.cues import cues_for
+
+    everyone = ["p1", "p2", "p3"]
+    events = [{"type": "phase", "phase": "clues"}, {"type": "turn", "player": "p2"},
+              {"type": "vote_open"}, {"type": "eliminated", "player": "p3"},
+              {"type": "game_over", "winners": ["p1", "p3"]}]
+    assert cues_for(events, everyone) == [
+        ("your_turn", ["p2"]), ("vote_open", everyone), ("elimination", everyone),
+        ("victory", ["p1", "p3"]), ("defeat", ["p2"])]
+    assert cues_for([{"type": "game_over", "winners": everyone}], everyone) == [
+        ("victory", everyone)]  # nobody to tell "defeat"
