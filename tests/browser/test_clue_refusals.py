@@ -49,13 +49,21 @@ def test_refused_clues_are_explained_in_italian_french_and_english(server, trio)
         p.page.wait_for_selector("#room-code")
         p.page.click("#mic-skip")
     assert host.page.is_visible(".mic-skipped")
+    wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")
+    # The host hands the room over; the new host runs the settings and the start.
+    old_host = host
+    vera = others[0]
+    old_host.page.once("dialog", lambda d: d.accept())
+    old_host.page.click(f".player-row[data-pid='{vera.pid}'] button[aria-label*='{vera.name}'] >> nth=0")
+    wait_until(lambda: vera.page.locator("#start-btn").count() == 1, what="Vera is the host")
+    assert old_host.page.locator("#start-btn").count() == 0 and old_host.page.is_disabled("#opt-preset")
+    host = vera
     # No powers, a long clue timer: the refusals are the only thing happening.
     host.page.click("#opt-powers-pick")
     wait_until(lambda: host.state("s.room.settings.options.powers.length === 0"), what="no powers")
     host.page.fill("#opt-timer-clue", "120")
     host.page.press("#opt-timer-clue", "Tab")
     wait_until(lambda: host.state("s.room.settings.options.timers.clue") == 120, what="clue timer")
-    wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")
     host.page.click("#start-btn")
     wait_until(lambda: all(p.state("s.view && s.view.phase === 'clues'") for p in trio), what="clues")
 

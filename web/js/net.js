@@ -29,7 +29,8 @@ export class Connection {
     ws.onopen = () => {
       this.attempt = 0;
       this.hooks.onStatus("open");
-      this.send({ type: "hello" });
+      // No `hello`: the server sends welcome, room and view on connect by itself, and a
+      // second welcome would start a second voice negotiation.
       this.ping();
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.ping(), 10000);
