@@ -105,9 +105,10 @@ def test_healthz_and_metrics_in_prometheus_text_format(shared_server):
         assert name in values
 
 
-@pytest.fixture
-def strict_server(tmp_path):
-    srv = ServerProc(tmp_path / "strict.db", env={
+@pytest.fixture(scope="module")
+def strict_server(tmp_path_factory):
+    # Joins and code lookups use separate buckets: the two tests below share this server.
+    srv = ServerProc(tmp_path_factory.mktemp("strict") / "strict.db", env={
         "SUSSURRO_JOIN_BURST": "10", "SUSSURRO_JOIN_RATE": "0.01",
         "SUSSURRO_LOOKUP_BURST": "5", "SUSSURRO_LOOKUP_RATE": "0.01",
     })
