@@ -34,7 +34,6 @@ __all__ = ["JitterQueue", "FADE"]
 FADE = 240  # 5 ms: long enough to be click-free, short enough to be unnoticed
 _FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.float32)
 _FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
-_TAIL_FADE = np.linspace(1.0, 0.0, 48, dtype=np.float32)  # 1 ms, end of a flushed partial frame
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
 _SILENCE.flags.writeable = False
 
@@ -156,12 +155,16 @@ class JitterQueue:
         return out
 
     def _flush_partial(self) -> None:
-        # The sender paused mid-frame: play what there is, faded, padded with silence.
-        out = np.zeros(FRAME, dtype=np.float32)
+        # The sender paused mid-frame: play what there is, then fade out a
+        # mirrored continuation of it (as on an underrun), then silence.
         n = self._partial.size
+        out = np.zeros(FRAME, dtype=np.float32)
         out[:n] = self._partial
-        m = min(n, _TAIL_FADE.size)
-        out[n - m : n] *= _TAIL_FADE[_TAIL_FADE.size - m :]
+        # What the partial continues: the last frame played, unless a splice
+        # (fade-in) is pending, in which case only the partial itself.
+        played = self._partial if self._splice else np.concatenate([self._last, self._partial])
+        mirrored = np.pad(played, (0, FADE), mode="reflect")[played.size :]
+        out[n : n + FADE] = (mirrored * _FADE_OUT)[: FRAME - n]
         self._frames.append(out)
         self._flushed = out
         self._partial = np.zeros(0, dtype=np.float32)
