@@ -70,18 +70,27 @@ class Player:
         return path
 
 
-def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, locale="it-IT") -> Player:
-    wav = tone_wav(tmp / f"{name}.wav", freq)
+def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, locale="it-IT",
+                  mic: str = "tone") -> Player:
+    """`mic`: "tone" (a fake mic playing `freq`), "denied" (the player refuses the
+    permission prompt) or "missing" (the device has no microphone)."""
     profile = tmp / f"profile-{name}"
     profile.mkdir(parents=True, exist_ok=True)
+    if mic == "tone":
+        wav = tone_wav(tmp / f"{name}.wav", freq)
+        args = [*BASE_ARGS, f"--use-file-for-fake-audio-capture={wav}"]
+    elif mic == "denied":   # a fake device, but no auto-accepting prompt: headless refuses
+        args = [a for a in BASE_ARGS if a != "--use-fake-ui-for-media-stream"]
+    else:                   # no fake device at all: nothing to capture
+        args = [a for a in BASE_ARGS if "fake" not in a]
     context = pw.chromium.launch_persistent_context(
         user_data_dir=str(profile),
         executable_path=CHROMIUM,
         headless=True,
-        args=[*BASE_ARGS, f"--use-file-for-fake-audio-capture={wav}"],
+        args=args,
         viewport=viewport,
         locale=locale,
-        permissions=["microphone"],
+        permissions=["microphone"] if mic == "tone" else [],
     )
     page = context.pages[0] if context.pages else context.new_page()
     page.set_default_timeout(15000)

@@ -1,0 +1,49 @@
+"""Without a microphone (refused, or none on the device) the player is told so in plain
+words, still hears the room, and still plays by text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.browser.harness import launch_player, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+IT = json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / "it.json").read_text(encoding="utf-8"))
+
+
+def test_a_refused_or_missing_mic_is_explained_and_voice_still_plays(server, pw, tmp_path):
+    speaker = launch_player(pw, tmp_path, "Sara", 700.0)
+    denied = launch_player(pw, tmp_path, "Nina", 0, mic="denied")
+    missing = launch_player(pw, tmp_path, "Olga", 0, mic="missing")
+    try:
+        speaker.page.goto(server.url("/?testaudio=1"))
+        speaker.page.fill("#name", "Sara")
+        speaker.page.click("#create-btn")
+        speaker.page.wait_for_selector("#room-code")
+        code = speaker.page.inner_text("#room-code").strip()
+        speaker.page.click("#mic-enable")
+        for p, state, key in ((denied, "denied", "mic.denied"), (missing, "missing", "mic.missing")):
+            p.page.goto(server.url(f"/r/{code}"))
+            # The explanation comes before the browser's own question.
+            p.page.fill("#name", p.name)
+            p.page.click("#join-btn")
+            p.page.wait_for_selector("#mic-enable")
+            assert p.page.inner_text(".mic-card p") == IT["mic.explain"]
+            p.page.click("#mic-enable")
+            wait_until(lambda p=p, state=state: p.state("s.mic") == state, what=f"mic {state}")
+            assert p.page.inner_text(".mic-card .warn") == IT[key]
+            assert p.page.locator("#mic-enable").count() == 1          # they may try again
+            assert p.page.locator(".mic-toggle").count() == 0          # nothing to mute
+            # Listening still works: the voice link comes up receive-only and the
+            # speaker's tone arrives.
+            wait_until(lambda p=p: p.state("s.voice") == "on", timeout=40, what=f"{p.name} listens")
+            wait_until(lambda p=p: p.levels([700.0])[0] > -50, timeout=20, what=f"{p.name} hears Sara")
+        for p in (speaker, denied, missing):
+            assert not p.errors, (p.name, p.errors)
+    finally:
+        for p in (speaker, denied, missing):
+            p.context.close()
