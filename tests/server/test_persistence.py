@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import time
 
 import pytest
 
@@ -89,6 +91,35 @@ async def test_a_game_survives_a_restart_and_is_finished_after_it(server, crash)
         ended = db_rows(server.db, "SELECT ended_at, result FROM games WHERE room = ?",
                         fresh[0].code)
         assert ended[0][0] is not None and json.loads(ended[0][1])["winners"]
+        if not crash:
+            # A finished game survives a restart too: the same final view, the same wins.
+            final_room = await fresh[0].wait_for(
+                lambda m: m["type"] == "room" and m["phase"] == "over")
+            await close_all(fresh)
+            server.restart()
+            fresh = await _reconnect(server, clients)
+            view, room = await fresh_picture(fresh[0])
+            assert view == finals[0] and room["phase"] == "over"
+            assert room["players"] == [{**p, "online": True} for p in final_room["players"]]
+    finally:
+        await close_all(fresh)
+
+
+@pytest.mark.slow
+async def test_deadlines_that_pass_while_the_server_is_down_count_on_restart(server):
+    clients = await started(server, 3, options={"timers": {"clue": 5}})
+    view = clients[0].view
+    first = view["turn"]
+    await close_all(clients)
+    server.stop()
+    while time.time() < view["deadline"] + 0.2:  # the server is down when the turn ends
+        await asyncio.sleep(0.1)
+    server.start()
+    fresh = await _reconnect(server, clients)
+    try:
+        after, _ = await fresh_picture(fresh[0])
+        assert after["clues"][0] == {"round": 1, "player": first, "text": "", "skipped": True}
+        assert after["turn"] == view["order"][1]
     finally:
         await close_all(fresh)
 
