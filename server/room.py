@@ -623,10 +623,13 @@ class Room:
             self._set_host(self._next_host(after=None))
         g = self.store.last_game(self.code)
         self.status = row.status if row.status in (LOBBY, PLAYING, OVER) else LOBBY
-        if g is None or self.status == LOBBY:
+        if g is None:
+            return
+        self.game_n = g.n  # the next game is n + 1, whatever happens below
+        if self.status == LOBBY:
             return
         log_rows = self.store.actions(self.code, g.n)
-        self.game_n, self.seq, self.game_players = g.n, len(log_rows), g.players
+        self.seq, self.game_players = len(log_rows), g.players
         self.last_now = max([g.started_at] + [a.t for a in log_rows])
         try:
             self.state = game.replay(g.preset, g.options, g.seed, g.players,

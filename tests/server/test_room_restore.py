@@ -1,0 +1,68 @@
+"""Room actors in-process on a real SQLite file: restore paths a live server rarely hits."""
+
+from __future__ import annotations
+
+import game
+from server.config import Settings
+from server.protocol import parse
+from server.rooms import Rooms
+from server.store import ActionRow, Store
+
+
+async def _restore(path) -> tuple[Store, Rooms]:
+    store = Store(str(path))
+    rooms = Rooms(store, Settings(db=str(path)))
+    await rooms.restore()
+    return store, rooms
+
+
+async def _shut(store: Store, rooms: Rooms) -> None:
+    await rooms.close()
+    store.close()
+
+
+async def _room_with_game(path):
+    store, rooms = await _restore(path)
+    room, _, _ = await rooms.create("Ada", None, "intruso", None)
+    for name in ("Bob", "Cy"):
+        await room.call(room.cmd_add_member, name, None)
+    await room.call(room._start_game)
+    return store, rooms, room
+
+
+async def test_a_game_whose_log_no_longer_replays_falls_back_to_the_lobby_and_can_restart(
+        tmp_path):
+    path = tmp_path / "r.db"
+    store, rooms, room = await _room_with_game(path)
+    code = room.code
+    # A log entry the game refuses (as if the rules changed under an old database).
+    store.append_action(code, 1, ActionRow(0, room.now(), "p1", {"type": "guess", "word": "x"}))
+    await _shut(store, rooms)
+    # Restored twice: the second time the room is a plain lobby in the database.
+    await _shut(*await _restore(path))
+    store, rooms = await _restore(path)
+    try:
+        again = rooms.get(code)
+        assert again.status == "lobby" and again.state is None
+        assert [m.name for m in again._seated()] == ["Ada", "Bob", "Cy"]
+        await again.call(again._start_game)  # game 2, no clash with game 1's row
+        assert again.status == "playing" and again.game_n == 2
+        assert store.last_game(code).n == 2
+    finally:
+        await _shut(store, rooms)
+
+
+async def test_a_room_restored_mid_game_has_the_same_state_bytes(tmp_path):
+    path = tmp_path / "s.db"
+    store, rooms, room = await _room_with_game(path)
+    code = room.code
+    clue = parse('{"type": "action", "action": {"type": "clue", "text": "zorp"}}')
+    await room.call(room._on_action, room.members[room.state.order[0]], clue)
+    before = game.state_bytes(room.state)
+    await _shut(store, rooms)
+    store, rooms = await _restore(path)
+    try:
+        assert game.state_bytes(rooms.get(code).state) == before
+        assert rooms.get(code).seq == 1
+    finally:
+        await _shut(store, rooms)
