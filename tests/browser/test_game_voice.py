@@ -23,8 +23,12 @@ I18N = {lang: json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" /
 # them lands near a fourth (a limiter on the mix would otherwise fake a "heard" tone).
 TONES = {"Ada": 520.0, "Bruno": 700.0, "Carla": 960.0, "Dario": 1300.0}
 HEARD_DB = -50.0     # a voice in the mix: about -30 dB here
-SILENT_DB = -58.0    # absent: about -70 dB or lower, whatever the neighbours play
-GAP_DB = 15.0        # an absent voice is this much below the loudest voice heard
+# Absent: usually -70 dB or lower, but on a loaded machine (starved jitter buffers,
+# concealment) the codec's noise can lift every bin to about -55 dB; so absence is
+# judged against the voices heard at that same moment. A leaked voice would be about
+# as loud as the others (a gap near 0 dB); an absent one is 15 to 40 dB below.
+SILENT_DB = -45.0
+GAP_DB = 12.0
 
 
 def no_overflow(player, label):
@@ -45,6 +49,13 @@ def levels_by_name(player, players):
 
 def hears(player, speaker, players):
     return levels_by_name(player, players)[speaker.name] > HEARD_DB
+
+
+def silent_now(listener, speaker, players):
+    """True when `listener`'s mix carries other voices but not `speaker`'s."""
+    lv = levels_by_name(listener, players)
+    loudest = max(v for name, v in lv.items() if name not in (speaker.name, listener.name))
+    return loudest > HEARD_DB and lv[speaker.name] < SILENT_DB and lv[speaker.name] < loudest - GAP_DB
 
 
 def assert_silent(listener, speaker, players, what, needed=4, timeout=15.0):
@@ -220,7 +231,7 @@ def test_four_pages_play_a_whole_game_with_voice(server, table):
                    what="Bruno's whisper banner")
         assert I18N["it"]["whisper.from"].format(name="Ada") in bruno.page.inner_text(".banner-whisper")
         for listener in (carla, dario):
-            wait_until(lambda listener=listener: levels_by_name(listener, table)["Ada"] < SILENT_DB,
+            wait_until(lambda listener=listener: silent_now(listener, ada, table),
                        timeout=20, what=f"Ada's whisper leaves {listener.name}'s mix")
             assert_silent(listener, ada, table, "a whisper to Bruno")
         assert hears(bruno, ada, table), levels_by_name(bruno, table)

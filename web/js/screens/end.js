@@ -2,7 +2,7 @@
 
 import { face } from "../avatar.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { nameOf, powerName, roleName } from "../names.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
@@ -38,7 +38,8 @@ export function endScreen(view) {
   return [
     h("section", { class: `card end-head ${iWon ? "won" : "lost"}` },
       h("h1", { id: "end-title" }, iWon ? t("end.you_won") : t("end.you_lost")),
-      sideKey ? h("p", {}, t(`end.side.${sideKey}`)) : null,
+      sideKey ? h("p", { id: "end-side" }, has(`end.side.${view.preset}.${sideKey}`)
+        ? t(`end.side.${view.preset}.${sideKey}`) : t(`end.side.${sideKey}`)) : null,
       h("p", { class: "winners", id: "winners" }, t("end.winners", {
         names: [...winners].map(nameOf).join(", ") || t("end.nobody"),
       }))),

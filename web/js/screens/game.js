@@ -131,6 +131,7 @@ export function mountGame(root) {
         delay: 200,
         start: () => session.whisperStart(p.id),
         stop: () => session.whisperStop(),
+        tap: () => pick(p.id),   // a short tap still picks (the Sabotatore's swap)
       });
     } else {
       btn.addEventListener("click", () => pick(p.id));

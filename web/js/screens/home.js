@@ -3,7 +3,7 @@
 import { COLORS, face } from "../avatar.js";
 import { h } from "../dom.js";
 import { errorText } from "../errors.js";
-import { getLang, t } from "../i18n.js";
+import { getLang, initialLang, setLang, t } from "../i18n.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
 import * as storage from "../storage.js";
@@ -19,6 +19,20 @@ export function mountHome(root) {
   const msg = h("p", { class: "form-error", role: "alert" });
   // Why the last seat was lost (kicked, replaced, room closed...), if it was.
   if (state.lastError) msg.textContent = errorText(state.lastError);
+
+  // Opened from a link or QR: greet in the room's language and say who is there.
+  const info = h("p", { class: "hint", id: "room-info" });
+  if (linkCode) {
+    session.roomInfo(linkCode).then((room) => {
+      if (!room) { info.textContent = errorText({ code: "unknown_room" }); return; }
+      if (!storage.lang.get() && room.lang) setLang(initialLang(room.lang));
+      info.textContent = t("home.room_info", {
+        game: t(`preset.${room.preset}`), n: (room.players || []).length,
+        names: (room.players || []).map((p) => p.name).join(", "),
+      });
+      if (room.joinable === false) msg.textContent = errorText({ code: room.phase === "playing" ? "game_running" : "room_full" });
+    }).catch(() => {});
+  }
 
   const preview = h("div", { class: "profile-face" });
   const drawFace = () => preview.replaceChildren(face({ id: "me", name: prof.name || "?", color: prof.color }, 72));
@@ -84,6 +98,7 @@ export function mountHome(root) {
     },
   },
   h("h2", {}, linkCode ? t("home.join_room", { code: linkCode }) : t("home.join_title")),
+  linkCode ? info : null,
   linkCode ? null : h("label", { for: "code" }, t("home.code")),
   linkCode ? null : codeInput,
   joinBtn);
