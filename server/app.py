@@ -216,6 +216,9 @@ def create_app(settings: Settings) -> FastAPI:
             if not await room.call(room.cmd_attach, pid, conn):
                 return
             await _read_loop(ws, room, pid, conn, settings)
+        except RoomError:  # the room closed under this socket
+            conn.send(P.error("room_closed", "this room is closed"))
+            conn.close(P.CLOSE_ROOM_CLOSED, "room closed")
         finally:
             with contextlib.suppress(Exception):
                 room.post(room.cmd_detach, pid, conn)
@@ -254,7 +257,7 @@ async def _read_loop(ws: WebSocket, room: Any, pid: str, conn: Connection,
             continue
         try:
             await room.call(room.cmd_message, pid, conn, msg)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, RoomError):
             raise
         except Exception:
             log.exception("room %s: message %s from %s failed", room.code, msg.type, pid)

@@ -119,7 +119,12 @@ async def test_deadlines_that_pass_while_the_server_is_down_count_on_restart(ser
     try:
         after, _ = await fresh_picture(fresh[0])
         assert after["clues"][0] == {"round": 1, "player": first, "text": "", "skipped": True}
-        assert after["turn"] == view["order"][1]
+        # On a slow machine later turns may have timed out too; each one is a skip, in order.
+        skipped = after["clues"]
+        assert [c["player"] for c in skipped] == view["order"][:len(skipped)]
+        assert all(c["skipped"] for c in skipped)
+        if after["phase"] == "clues":
+            assert after["turn"] == view["order"][len(skipped)]
     finally:
         await close_all(fresh)
 
