@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -59,13 +60,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str) -> tuple[subprocess.Popen, str]:
-    """`sussurro serve` on a free 127.0.0.1 port; waits for /healthz."""
+def start_server(db: str, profile: str | None = None) -> tuple[subprocess.Popen, str]:
+    """`sussurro serve` on a free 127.0.0.1 port; waits for /healthz.
+
+    `profile`: run it under cProfile and write the stats there at exit
+    (the event loop's thread only; aiortc's decoder threads are not in it).
+    """
     import httpx
 
     port = _free_port()
     env = {**os.environ, **RELAXED, "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
+    prof = ["-m", "cProfile", "-o", profile] if profile else []
+    cmd = [sys.executable, *prof, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
            str(port), "--db", db, "--log-level", "warning"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(db + ".log", "wb"))  # noqa: SIM115
@@ -170,7 +176,7 @@ def run(args: argparse.Namespace) -> dict:
     from server.client import Client
 
     tmp = tempfile.mkdtemp(prefix="room_bench_")
-    proc, url = start_server(os.path.join(tmp, "bench.db"))
+    proc, url = start_server(os.path.join(tmp, "bench.db"), args.profile)
     workers: list[subprocess.Popen] = []
     try:
         host = asyncio.run(Client.create(url, "Bot0", preset="intruso"))
@@ -188,9 +194,11 @@ def run(args: argparse.Namespace) -> dict:
                                             stderr=subprocess.DEVNULL, text=True))
         time.sleep(max(0.0, start_at - time.time()))
         c0, w0 = cpu_seconds(proc.pid), time.monotonic()
+        b0 = sum(cpu_seconds(p.pid) for p in workers)
         m0 = httpx.get(url + "/metrics", timeout=5).text
         time.sleep(args.seconds)
         c1, w1 = cpu_seconds(proc.pid), time.monotonic()
+        b1 = sum(cpu_seconds(p.pid) for p in workers)
         m1 = httpx.get(url + "/metrics", timeout=5).text
         reports = []
         for p in workers:
@@ -201,9 +209,11 @@ def run(args: argparse.Namespace) -> dict:
         for p in workers:
             if p.poll() is None:
                 p.kill()
-        proc.terminate()
+        # SIGINT: uvicorn shuts down, then re-raises it; as KeyboardInterrupt it
+        # still lets cProfile write its file (SIGTERM would end the process first).
+        proc.send_signal(signal.SIGINT if args.profile else signal.SIGTERM)
         try:
-            proc.wait(10)
+            proc.wait(60 if args.profile else 10)
         except subprocess.TimeoutExpired:
             proc.kill()
 
@@ -218,6 +228,7 @@ def run(args: argparse.Namespace) -> dict:
         "bots": args.bots, "procs": args.procs, "talkers": args.talkers, "clicker": 1,
         "seconds": args.seconds,
         "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
+        "bots_cpu_core_share": round((b1 - b0) / (w1 - w0), 3),
         "bots_reporting": len(bots),
         "frames_received_per_bot_min": min((b["frames"] for b in bots.values()), default=0),
         "gaps_over_40ms_total": sum(b["gaps"] for b in bots.values()),
@@ -249,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--talkers", type=int, default=2, help="bots speaking a steady tone")
     p.add_argument("--setup", type=float, default=25.0, help="seconds allowed to connect")
+    p.add_argument("--profile", help="write the server's cProfile stats to this file")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     p.add_argument("--room", help=argparse.SUPPRESS)

@@ -199,33 +199,66 @@ class Recorder:
     def __init__(self) -> None:
         self.frames: list[np.ndarray] = []
         self.arrivals: list[float] = []
+        self.pts: list[int | None] = []  # RTP time of each frame (1/48000), per connection
         self.done = asyncio.Event()
 
-    def add(self, pcm: np.ndarray, when: float) -> None:
+    def add(self, pcm: np.ndarray, when: float, pts: int | None = None) -> None:
         self.frames.append(pcm)
         self.arrivals.append(when)
+        self.pts.append(pts)
+
+    def _segments(self, since: float | None):
+        """(samples, ear time of the first sample) in order, with silence where RTP time
+        jumped (DTX or loss), so that the recording keeps the stream's timeline."""
+        start = 0 if since is None else int(np.searchsorted(self.arrivals, since))
+        for i in range(start, len(self.frames)):
+            if i > start:
+                p0, p1 = self.pts[i - 1], self.pts[i]
+                if p0 is not None and p1 is not None and p1 - p0 > FRAME:
+                    missing = min(p1 - p0 - FRAME, 10 * SAMPLE_RATE)
+                    t = self.arrivals[i] - missing / SAMPLE_RATE
+                    yield np.zeros(missing, np.float32), t
+            yield self.frames[i], self.arrivals[i]
 
     def audio(self, since: float | None = None) -> np.ndarray:
-        """All samples received (or those of frames arrived after `since`, monotonic)."""
-        frames = self.frames
-        if since is not None:
-            frames = [f for f, t in zip(self.frames, self.arrivals, strict=True) if t >= since]
-        return np.concatenate(frames) if frames else np.zeros(0, np.float32)
+        """The samples heard (from frames arrived at or after `since`, monotonic), with the
+        pauses of the stream (DTX) as silence."""
+        parts = [x for x, _ in self._segments(since)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
-    def sample_times(self) -> np.ndarray:
-        """Ear time of each sample: its frame's arrival plus its offset in the frame."""
-        out = []
-        for f, t in zip(self.frames, self.arrivals, strict=True):
-            out.append(t + np.arange(len(f)) / SAMPLE_RATE)
-        return np.concatenate(out) if out else np.zeros(0)
+    def sample_times(self, since: float | None = None) -> np.ndarray:
+        """Ear time of each sample of `audio(since)`: its frame's arrival plus its offset."""
+        parts = [t + np.arange(len(x)) / SAMPLE_RATE for x, t in self._segments(since)]
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def gaps(self, threshold: float = 0.04, since: float | None = None) -> list[float]:
-        """Inter-arrival intervals longer than `threshold` seconds (a listener hears a gap)."""
-        a = np.asarray(self.arrivals)
-        if since is not None:
-            a = a[a >= since]
-        d = np.diff(a)
-        return [float(x) for x in d[d > threshold]]
+        """Inter-arrival intervals longer than `threshold` s where the stream did not pause.
+
+        A sender that pauses on purpose (DTX: nothing to say) jumps its RTP
+        time by the pause; an interval whose RTP time advanced by less than
+        the wall time minus one frame is a stall the listener hears as a gap.
+        """
+        out = []
+        start = 0 if since is None else int(np.searchsorted(self.arrivals, since))
+        for i in range(start + 1, len(self.arrivals)):
+            dt = self.arrivals[i] - self.arrivals[i - 1]
+            if dt <= threshold:
+                continue
+            p0, p1 = self.pts[i - 1], self.pts[i]
+            if p0 is not None and p1 is not None and p1 > p0 and (p1 - p0) / SAMPLE_RATE >= dt - PERIOD:
+                continue  # a pause in RTP time as long as the silence: DTX, not a gap
+            out.append(float(dt))
+        return out
+
+    def skipped(self, since: float | None = None) -> int:
+        """Frames missing from RTP time between consecutive frames (lost, dropped or DTX)."""
+        start = 0 if since is None else int(np.searchsorted(self.arrivals, since))
+        n = 0
+        for i in range(max(start, 1), len(self.pts)):
+            p0, p1 = self.pts[i - 1], self.pts[i]
+            if p0 is not None and p1 is not None and p1 > p0:
+                n += (p1 - p0) // FRAME - 1
+        return n
 
     def save_wav(self, path: str) -> None:
         """Write the recording as 48 kHz mono 16-bit WAV."""
@@ -287,7 +320,7 @@ class VoicePeer:
         try:
             while True:
                 frame = await track.recv()
-                self.recorder.add(frame_to_mono(frame), time.monotonic())
+                self.recorder.add(frame_to_mono(frame), time.monotonic(), frame.pts)
         except (MediaStreamError, asyncio.CancelledError):
             pass
         finally:

@@ -41,6 +41,7 @@ PERIOD = 0.02
 MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
 ENCODER_IDLE_TICKS = 50  # an encoder unused for 1 s is dropped
 SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
+DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
 
 
@@ -50,24 +51,30 @@ def routing_from_policy(policy) -> Routing:
 
 
 class _Encoder:
-    """One mix group's Opus encoder, which skips encoding long silences.
+    """One mix group's Opus encoder, which skips encoding (and sending) long silences.
 
     After SILENT_REUSE silent frames in a row the encoder's output is a
-    stable comfort packet, so it is sent again instead of encoding zeros.
+    stable comfort packet: it is reused instead of encoding zeros and, with
+    `dtx`, sent only every DTX_KEEPALIVE ticks as Opus DTX does (the
+    receiver's jitter buffer plays the timestamp gap as silence).
     """
 
-    __slots__ = ("enc", "last_tick", "silent_run", "last_payload", "encodes")
+    __slots__ = ("enc", "last_tick", "silent_run", "last_payload", "encodes", "dtx")
 
-    def __init__(self, settings: OpusSettings) -> None:
+    def __init__(self, settings: OpusSettings, dtx: bool) -> None:
         self.enc = OpusEncoder(settings)
         self.last_tick = 0
         self.silent_run = 0
         self.last_payload = b""
         self.encodes = 0
+        self.dtx = dtx
 
     def encode(self, mix: np.ndarray, silent: bool) -> bytes:
+        """The payload to send for this tick, or b"" to send nothing."""
         self.silent_run = self.silent_run + 1 if silent else 0
         if self.silent_run > SILENT_REUSE and self.last_payload:
+            if self.dtx and (self.silent_run - SILENT_REUSE) % DTX_KEEPALIVE:
+                return b""
             return self.last_payload
         self.encodes += 1
         self.last_payload = self.enc.encode(mix)
@@ -86,11 +93,15 @@ class RoomVoice:
         seed: int = 0,
         opus: OpusSettings | None = None,
         cues: CueBank | None = None,
+        dtx: bool = True,
     ) -> None:
+        """`dtx`: stop sending a listener packets while their mix stays silent
+        (one every 400 ms), as a browser's Opus DTX does on its uplink."""
         self.room_code = room_code
         self._ice_servers = list(ice_servers or [])
         self._on_mouths = on_mouths
         self._opus = opus or OpusSettings()
+        self._dtx = dtx
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
         self._peers: dict[str, Peer] = {}
         self._players: set[str] = set()  # ids the mixer knows (a peer, a routing, a whisper)
@@ -237,6 +248,8 @@ class RoomVoice:
                 await asyncio.sleep(delay)
             elif delay < -PERIOD:
                 self._late += 1
+            if not self._peers:
+                continue  # nobody to send to: an empty room costs nothing
             try:
                 self._step()
             except Exception:  # one bad tick must not silence the room for good
@@ -277,7 +290,7 @@ class RoomVoice:
             key = frozenset(pids)
             enc = self._encoders.get(key)
             if enc is None:
-                enc = self._encoders[key] = _Encoder(self._opus)
+                enc = self._encoders[key] = _Encoder(self._opus, self._dtx)
             enc.last_tick = tick
             before = enc.encodes
             payload = enc.encode(mix, silent)
