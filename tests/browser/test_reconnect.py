@@ -1,0 +1,49 @@
+"""A lost connection puts the player back in the same seat with voice: the server
+restarts under two open pages; they reconnect (backoff) with their tokens and a new
+RTCPeerConnection, and hear each other again."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.harness import launch_player, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_pages_reconnect_to_their_seats_with_voice_after_a_server_restart(server, pw, tmp_path):
+    ada = launch_player(pw, tmp_path, "Ada", 520.0)
+    bea = launch_player(pw, tmp_path, "Bea", 960.0)
+    try:
+        ada.page.goto(server.url("/?testaudio=1"))
+        ada.page.fill("#name", "Ada")
+        ada.page.click("#create-btn")
+        ada.page.wait_for_selector("#room-code")
+        code = ada.page.inner_text("#room-code").strip()
+        ada.page.click("#mic-enable")
+        bea.page.goto(server.url(f"/r/{code}?testaudio=1"))
+        bea.page.fill("#name", "Bea")
+        bea.page.click("#join-btn")
+        bea.page.wait_for_selector("#room-code")
+        bea.page.click("#mic-enable")
+        for me, other in ((ada, bea), (bea, ada)):
+            wait_until(lambda me=me, other=other: me.levels([other.freq])[0] > -50, timeout=40,
+                       what=f"{me.name} hears {other.name}")
+        seats = {p.name: p.pid for p in (ada, bea)}
+
+        server.restart()
+
+        for p in (ada, bea):
+            wait_until(lambda p=p: p.state("s.conn") == "open" and p.state("s.voice") == "on",
+                       timeout=60, what=f"{p.name} reconnected with voice")
+            assert p.pid == seats[p.name]
+            assert p.page.locator(".player-row").count() == 2
+        for me, other in ((ada, bea), (bea, ada)):
+            wait_until(lambda me=me, other=other: me.levels([other.freq])[0] > -50, timeout=40,
+                       what=f"{me.name} hears {other.name} after the restart")
+        assert ada.page.locator("#start-btn").count() == 1          # still the host
+        for p in (ada, bea):
+            assert not p.errors, (p.name, p.errors)
+    finally:
+        ada.context.close()
+        bea.context.close()
