@@ -42,7 +42,7 @@ async def test_tone_goes_up_and_mix_comes_down():
     client, offer = await _offer()
     peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda pid, pcm: got.append(pcm))
     try:
-        assert "opus/48000" in answer
+        assert "opus/48000" in answer and "usedtx=1" in answer
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
         enc = OpusEncoder()
