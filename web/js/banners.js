@@ -40,15 +40,28 @@ export function banners(el) {
     // Refusals of the action a screen is waiting for are shown in place, not here.
     if (shownInline(err)) return;
     toast.textContent = errorText(err);
+    toast.classList.remove("toast-info");
     toast.hidden = false;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => { toast.hidden = true; }, 4000);
+  }
+  let lastNotice = 0;
+  function showNotice() {
+    const n = state.notice;
+    if (!n || n.at === lastNotice) return;
+    lastNotice = n.at;
+    toast.textContent = n.text;
+    toast.classList.add("toast-info");
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, 5000);
   }
   draw();
   return {
     update(keys) {
       if (["whispers", "whisperingTo", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
+      if (keys.has("notice")) showNotice();
     },
   };
 }

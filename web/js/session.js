@@ -175,6 +175,13 @@ export function handleMessage(msg) {
 function onView(view) {
   const prev = state.view;
   update({ view });
+  // A fact that arrives mid-game (the Sabotatore swapped words with me) deserves a word.
+  const before = new Set((prev?.me?.known || []).map((f) => `${f.fact}:${f.player}`));
+  for (const f of view?.me?.known || []) {
+    if (prev && prev.phase !== "over" && !before.has(`${f.fact}:${f.player}`) && f.fact === "word_swapped") {
+      update({ notice: { text: t("fact.word_swapped"), at: Date.now() } });
+    }
+  }
   if (view && view.phase === "clues" && view.turn && view.turn === state.player) {
     const key = `${view.round}:${view.phase}:${view.turn}`;
     if (!prev || prev.turn !== view.turn || prev.phase !== view.phase || prev.round !== view.round) {
