@@ -264,7 +264,7 @@ class Room:
         if member is None or member.conn is not conn:
             return
         member.conn = None
-        member.offline_since = self.now()
+        member.offline_since = self.last_activity = self.now()
         self._last_view.pop(pid, None)
         self._stop_whisper(pid)
         self.voice.drop(pid)

@@ -112,13 +112,22 @@ class Rooms:
     async def _expire_loop(self) -> None:
         while True:
             await asyncio.sleep(60)
-            now = self.clock()
-            for code, room in list(self.rooms.items()):
-                idle = not room._any_online() and now - room.last_activity > \
-                    self.settings.room_idle_ttl
-                # An empty room is closed too, once past its first minute (creation is two steps).
-                if idle or (not room.members and now - room.created > 60):
-                    await self.close_room(code)
+            try:
+                await self.expire(self.clock())
+            except Exception:  # the janitor must outlive a bad room
+                log.exception("room expiry failed")
+
+    async def expire(self, now: float) -> list[str]:
+        """Close rooms nobody has used for `room_idle_ttl`, and empty ones; their codes."""
+        closed = []
+        for code, room in list(self.rooms.items()):
+            idle = not room._any_online() and now - room.last_activity > \
+                self.settings.room_idle_ttl
+            # An empty room is closed too, once past its first minute (creation is two steps).
+            if idle or (not room.members and now - room.created > 60):
+                await self.close_room(code)
+                closed.append(code)
+        return closed
 
     async def close_room(self, code: str) -> None:
         """Close a room for good (nobody comes back): unload it, mark it closed."""

@@ -26,6 +26,7 @@ async def _room_with_game(path):
     room, _, _ = await rooms.create("Ada", None, "intruso", None)
     for name in ("Bob", "Cy"):
         await room.call(room.cmd_add_member, name, None)
+    room.options = game.validate_options("intruso", {"powers": []}, 3)  # straight to the clues
     await room.call(room._start_game)
     return store, rooms, room
 
@@ -64,5 +65,23 @@ async def test_a_room_restored_mid_game_has_the_same_state_bytes(tmp_path):
     try:
         assert game.state_bytes(rooms.get(code).state) == before
         assert rooms.get(code).seq == 1
+    finally:
+        await _shut(store, rooms)
+
+
+async def test_idle_and_empty_rooms_are_closed_and_their_tokens_stop_working(tmp_path):
+    path = tmp_path / "e.db"
+    store, rooms = await _restore(path)
+    try:
+        busy, _, _ = await rooms.create("Ada", None, None, None)
+        idle, _, token = await rooms.create("Bob", None, None, None)
+        empty, _, _ = await rooms.create("Cy", None, None, None)
+        await empty.call(empty._remove, empty.members["p1"], 2)
+        idle.last_activity -= 7 * 3600
+        assert sorted(await rooms.expire(rooms.clock() + 61)) == sorted([idle.code, empty.code])
+        assert rooms.get(busy.code) is busy
+        assert rooms.resolve(token) == "bad_token"
+        assert store.room(idle.code).status == "closed"
+        assert [r.code for r in store.live_rooms()] == [busy.code]
     finally:
         await _shut(store, rooms)
