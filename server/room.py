@@ -72,6 +72,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
         self._timer_at: float | None = None
+        self._retry_tick_at = 0.0
 
     # The actor --------------------------------------------------------------
 
@@ -148,7 +149,7 @@ class Room:
         if self.status == PLAYING and self.state is not None:
             d = game.next_deadline(self.state)
             if d is not None:
-                times.append(d)
+                times.append(max(d, self._retry_tick_at))
         host = self.members.get(self.host or "")
         if host is not None and host.offline_since is not None and self._any_online():
             times.append(host.offline_since + self.settings.host_grace)
@@ -180,8 +181,14 @@ class Room:
         if self.status == PLAYING and self.state is not None:
             d = game.next_deadline(self.state)
             if d is not None and d <= now:
-                self.state, events = game.tick(self.state, now)
-                self._after_change(events)
+                try:
+                    self.state, events = game.tick(self.state, now)
+                except Exception:
+                    # A core bug: keep the room alive and retry later rather than spin.
+                    log.exception("room %s: tick failed", self.code)
+                    self._retry_tick_at = now + 5.0
+                else:
+                    self._after_change(events)
         host = self.members.get(self.host or "")
         if (host is not None and host.offline_since is not None
                 and now >= host.offline_since + self.settings.host_grace):
