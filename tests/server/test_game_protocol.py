@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from tests.server.roomkit import FAST, close_all, play_all, seated
 
 ROLES = {"civile", "intruso", "fantasma"}
@@ -22,10 +24,11 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-async def test_five_clients_play_a_whole_intruso_game_and_learn_no_secret_early(shared_server):
-    clients = await seated(shared_server, 5)
+@pytest.mark.parametrize("preset", ["intruso", "infiltre", "sosia"])
+async def test_five_clients_play_a_whole_game_and_learn_no_secret_early(shared_server, preset):
+    clients = await seated(shared_server, 5, preset=preset)
     host = clients[0]
-    await host.send("settings", options={**FAST, "powers": "auto"})
+    await host.send("settings", options={**FAST, "powers": "auto" if preset == "intruso" else []})
     await host.send("start")
     finals = await play_all(clients, seed=5)
     try:
