@@ -146,7 +146,9 @@ class VoiceLink:
     def _on_mouths(self, levels: dict[str, float]) -> None:
         """From the voice, >= 15 times a second: one `mouths` message to every socket."""
         allowed = self._mouths_allowed()
-        out = {pid: round(float(v), 3) for pid, v in levels.items() if pid in allowed}
+        # A mouth the policy hides reads 0, like a silent one: leaving the player out
+        # would tell everyone who is muted (the Muto during the clues).
+        out = {pid: round(float(v), 3) if pid in allowed else 0.0 for pid, v in levels.items()}
         quiet = not any(out.values())
         if quiet and self._quiet:
             return  # silence was already sent once; spare the sockets
