@@ -62,3 +62,16 @@ def test_game_events_become_cues_for_the_right_listeners():
         ("victory", ["p1", "p3"]), ("defeat", ["p2"])]
     assert cues_for([{"type": "game_over", "winners": everyone}], everyone) == [
         ("victory", everyone)]  # nobody to tell "defeat"
+
+
+def test_mouths_show_only_what_the_policy_allows_and_silence_once():
+    from server.voicelink import VoiceLink
+
+    sent: list[dict] = []
+    allowed = {"p1", "p2"}
+    link = VoiceLink("ROOMS", [], lambda text: sent.append(json.loads(text)), lambda: allowed)
+    link._on_mouths({"p1": 0.51234, "p2": 0.0, "p3": 0.9})  # p3 muted: reads 0, still listed
+    assert sent == [{"type": "mouths", "levels": {"p1": 0.512, "p2": 0.0, "p3": 0.0}}]
+    link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})
+    link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})  # silence again: not repeated
+    assert len(sent) == 2 and not any(sent[1]["levels"].values())
