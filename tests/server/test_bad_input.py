@@ -165,3 +165,17 @@ async def test_a_burst_over_the_socket_rate_is_refused_and_a_flood_is_disconnect
         assert flooder.errors[-1]["code"] == "rate_limited"
     finally:
         await close_all(clients)
+
+
+async def test_a_frame_beyond_the_hard_limit_closes_the_socket_and_the_seat_stays(
+        shared_server):
+    clients = await seated(shared_server, 3)
+    c = clients[1]
+    try:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await c.send_raw("x" * 100_000)
+        assert await c.wait_closed() == 1009
+        await c.connect()  # nothing was lost: the same seat comes back
+        assert c.welcome["player"] == "p2"
+    finally:
+        await close_all(clients)
