@@ -2,19 +2,26 @@
 
 Each tick (drift-free deadlines from `audio.FrameClock`):
 
-1. `RoomMixer.tick()` gives one mix per listener; listeners with the same mix
-   share one array object;
-2. each distinct mix is Opus-encoded once, by an encoder kept per group of
-   listeners (key: the frozenset of their ids; created on demand, dropped
-   after a second unused), and the same payload is queued on every listener's
-   track (`rtc.MixTrack`, bounded, oldest dropped if a sender stalls);
-3. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
+1. `RoomMixer.tick()` gives one mix per listener;
+2. listeners are grouped by identical mix: the mixer shares one array between
+   listeners with the same routing, and arrays with the same samples (most
+   often silence, or the one voice everybody but its speaker hears) are
+   merged by content;
+3. each group's mix is Opus-encoded once, by an encoder kept per group (key:
+   the frozenset of its listeners; created on demand, dropped after a second
+   unused), and the same payload is queued on every listener's track
+   (`rtc.MixTrack`, bounded, oldest dropped if a sender stalls). A mix that
+   stays silent is not encoded again and is sent as Opus DTX (one packet
+   per 400 ms);
+4. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
    goes to `on_mouths`.
 
 Why one encoder per group and not per listener: encoding is the bulk of the
-per-tick cost and Opus packets decode with any decoder, so a listener
-switching group hears at most a short artefact. Why not one encoder per mix
-content: mixes are only comparable by identity within a tick.
+per-tick cost, and Opus packets decode with any decoder, so a listener
+switching group hears at most a short artefact where the encoder's
+prediction state changes.
+
+Until the room calls `set_routing`, every connected player is public.
 """
 
 from __future__ import annotations
