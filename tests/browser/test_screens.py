@@ -110,34 +110,56 @@ CONTRAST_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("size", [{"width": 360, "height": 740}, {"width": 1280, "height": 800}],
-                         ids=["phone", "desktop"])
-def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path, size):
-    p = launch_player(pw, tmp_path, "viewer", 520.0, viewport=size)
+def check(p, name):
+    """Screenshot, then: no horizontal overflow, every control named, text contrast AA."""
+    p.shot(f"phase_{name}")
+    width, client = p.overflow()
+    assert width <= client, f"{name} overflows: {width} > {client}"
+    assert not unlabelled_controls(p.page), (name, unlabelled_controls(p.page))
+    audit = p.page.evaluate(CONTRAST_JS)
+    assert audit["checked"] > 10 and not audit["low"], (name, audit)
+
+
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+@pytest.mark.parametrize(("size", "lang"), [(PHONE, "it"), (DESKTOP, "it"), (PHONE, "fr"), (PHONE, "en")],
+                         ids=["phone-it", "desktop-it", "phone-fr", "phone-en"])
+def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path, size, lang):
+    p = launch_player(pw, tmp_path, "viewer", 520.0, viewport=size, mic="missing")
     try:
         p.page.goto(server.url("/"))
         p.page.wait_for_selector("#name")
+        p.page.evaluate("(l) => localStorage.setItem('sussurro:lang', JSON.stringify(l))", lang)
+        p.page.reload()
+        p.page.wait_for_selector("#name")
+        assert p.page.get_attribute("html", "lang") == lang
+        tag = ("phone" if size["width"] == 360 else "desktop") + f"_{lang}"
+        check(p, f"{tag}_home")
         p.page.evaluate("window.__sussurro.set({code: 'K7QMX', player: 'p0', token: 'preview'})")
+        lobby = {**ROOM, "state": "lobby", "phase": "lobby", "settings": {
+            "preset": "intruso", "options": {**ROOM["settings"]["options"], "powers": ["muto", "spia"],
+                                             "categories": ["animals", "food"]}}}
+        p.page.evaluate("(r) => window.__sussurro.receive(r)", lobby)
+        p.page.wait_for_selector("#room-code")
+        assert p.page.locator("input[name=power]").count() == 10
+        assert p.page.locator("input[name=category]").count() == 14
+        check(p, f"{tag}_lobby")
         p.page.evaluate("(r) => window.__sussurro.receive(r)", ROOM)
-        tag = "phone" if size["width"] == 360 else "desktop"
         for name, v in PHASES.items():
             p.page.evaluate("(v) => window.__sussurro.receive({type: 'view', view: v})", v)
             p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8, p2: 0.4}})")
             wait_until(lambda v=v: p.page.locator(".phase-name, #end-title").count() > 0
                        and p.state("s.view.phase") == v["phase"], what=name)
-            p.shot(f"phase_{tag}_{name}")
-            width, client = p.overflow()
-            assert width <= client, f"{name} overflows at {size}: {width} > {client}"
-            assert not unlabelled_controls(p.page), (name, unlabelled_controls(p.page))
-            audit = p.page.evaluate(CONTRAST_JS)
-            assert audit["checked"] > 20 and not audit["low"], (name, audit)
+            check(p, f"{tag}_{name}")
         # The mouth of a speaker moves on screen; a silent one's does not.
         p.page.evaluate("(v) => window.__sussurro.receive({type: 'view', view: v})", PHASES["debate_sabotatore"])
         p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8}})")
         assert float(p.page.get_attribute(".mouth[data-pid='p1']", "data-level")) > 0.5
         assert float(p.page.get_attribute(".mouth[data-pid='p2']", "data-level")) == 0
         # The help: the three games and the ten powers.
-        p.page.click("button[aria-label='Aiuto e regole']")
+        p.page.click(".topbar .iconbtn:last-child")
         p.page.wait_for_selector(".dialog")
         for tab in range(5):
             p.page.click(f".tabs .tab >> nth={tab}")
