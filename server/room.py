@@ -66,7 +66,8 @@ class Room:
         self.policy: Any = None
         self.whispers: dict[str, str] = {}
         self._last_view: dict[str, str] = {}
-        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed)
+        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
+                               self._routing)
         # The actor.
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -224,6 +225,7 @@ class Room:
             self.host = member.id
         self.last_activity = now
         self._broadcast_room()
+        self._apply_routing()  # a newcomer to the lobby is heard by all
         return member.id, token
 
     def public_info(self) -> dict[str, Any]:
@@ -434,10 +436,13 @@ class Room:
 
     # Voice ------------------------------------------------------------------
 
-    def _apply_routing(self) -> None:
-        """The game's audio policy to the voice; in the lobby and at the end, all public."""
+    def _routing(self) -> Any:
+        """The game's audio policy as a Routing; in the lobby and at the end, all public."""
         policy = self.policy if self.status == PLAYING else None
-        self.voice.set_routing(routing(self.members, policy))
+        return routing(self.members, policy)
+
+    def _apply_routing(self) -> None:
+        self.voice.refresh()
 
     def _mouths_allowed(self) -> Any:
         if self.status == PLAYING and self.policy is not None:

@@ -48,13 +48,15 @@ class VoiceLink:
 
     def __init__(self, code: str, ice_servers: Iterable[dict[str, Any]],
                  send_all: Callable[[str], None],
-                 mouths_allowed: Callable[[], Collection[str]]) -> None:
+                 mouths_allowed: Callable[[], Collection[str]],
+                 routing_now: Callable[[], Any]) -> None:
+        """`routing_now()` is the room's current audio.Routing, asked whenever it may be stale."""
         self.code = code
         self.ice_servers = list(ice_servers)
         self.voice: Any = None
         self._send_all = send_all
         self._mouths_allowed = mouths_allowed
-        self._routing: Any = None
+        self._routing_now = routing_now
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False
@@ -83,8 +85,7 @@ class VoiceLink:
                     seed=new_seed() % (2**31))
                 await voice.start()
                 self.voice = voice
-                if self._routing is not None:
-                    self.voice.set_routing(self._routing)
+                self.refresh()
             return self.voice
 
     async def _negotiate(self, pid: str, conn: Connection, sdp: str, ref: Any,
@@ -104,9 +105,7 @@ class VoiceLink:
                 await voice.drop(pid)  # the socket went away while negotiating
             return
         conn.send({"type": "rtc_answer", "sdp": answer})
-        if self._routing is not None:
-            # Routing was applied before this peer existed; apply it again so it counts now.
-            self.voice.set_routing(self._routing)
+        self.refresh()  # the routing may predate this peer: apply it again so it counts now
 
     def drop(self, pid: str) -> None:
         """Close `pid`'s peer, if any."""
@@ -115,12 +114,11 @@ class VoiceLink:
 
     # Routing, whispers, cues -------------------------------------------------
 
-    def set_routing(self, value: Any) -> None:
-        """Remember the routing and give it to the voice (now, or when it starts)."""
-        self._routing = value
+    def refresh(self) -> None:
+        """Give the voice the room's current routing (after any change of state or roster)."""
         if self.voice is not None:
             try:
-                self.voice.set_routing(value)
+                self.voice.set_routing(self._routing_now())
             except Exception:
                 log.exception("room %s: set_routing failed", self.code)
 

@@ -69,7 +69,8 @@ def test_mouths_show_only_what_the_policy_allows_and_silence_once():
 
     sent: list[dict] = []
     allowed = {"p1", "p2"}
-    link = VoiceLink("ROOMS", [], lambda text: sent.append(json.loads(text)), lambda: allowed)
+    link = VoiceLink("ROOMS", [], lambda text: sent.append(json.loads(text)), lambda: allowed,
+                     lambda: None)
     link._on_mouths({"p1": 0.51234, "p2": 0.0, "p3": 0.9})  # p3 muted: reads 0, still listed
     assert sent == [{"type": "mouths", "levels": {"p1": 0.512, "p2": 0.0, "p3": 0.0}}]
     link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})

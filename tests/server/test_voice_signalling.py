@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import re
+import time
 
 import httpx
+import numpy as np
 import pytest
 
 from server.rtc_client import Silence, Tone, VoicePeer
 from tests.server.roomkit import close_all, seated
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+
+def _rms(x) -> float:
+    return float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0
 
 
 def _signal(client):
@@ -35,6 +41,14 @@ async def test_offers_are_answered_and_a_speaker_mouth_moves_for_everyone(server
         moving = await cy.wait_for(
             lambda m: m["type"] == "mouths" and m["levels"].get(ada.player, 0) > 0.05, 20)
         assert moving["levels"].get(bob.player, 0) < moving["levels"][ada.player]
+        # In the lobby everyone is public: Bob hears Ada's tone (and Ada not herself).
+        since = time.monotonic()
+        for _ in range(40):  # about two seconds of mouth messages
+            await cy.wait_for(lambda m: m["type"] == "mouths", 10, since=cy.mark())
+        heard = peers[bob.player].recorder.audio(since)
+        own = peers[ada.player].recorder.audio(since)
+        assert len(heard) > 24000 and _rms(heard[-24000:]) > 0.02, _rms(heard)
+        assert _rms(own[-24000:]) < _rms(heard[-24000:]) / 10
         metrics = httpx.get(server.url("/metrics")).text
         assert re.search(r"^sussurro_peers 2$", metrics, re.M), metrics
         assert re.search(r"^sussurro_voice_rooms 1$", metrics, re.M)
