@@ -31,6 +31,7 @@ from server.metrics import render_metrics
 from server.rooms import RoomError, Rooms
 from server.store import Store
 from server.throttle import KeyedBuckets, TokenBucket
+from server.voicelink import voice_module
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +74,13 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI):
         n = await rooms.restore()
         log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
+        # Import the voice stack (aiortc, av, numpy) off the event loop now, rather than
+        # stall every room for a second at the first player's welcome.
+        warm = asyncio.create_task(asyncio.to_thread(voice_module))
         try:
             yield
         finally:
+            warm.cancel()
             await rooms.close()
             store.close()
 
