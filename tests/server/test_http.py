@@ -133,3 +133,29 @@ def test_guessing_codes_is_throttled_even_for_real_codes(strict_server):
     assert httpx.get(strict_server.url("/api/rooms/ZZZZF")).status_code == 429
     # The real code now waits too, or guessing could go on through hits.
     assert httpx.get(strict_server.url(f"/api/rooms/{room['code']}")).status_code == 429
+
+
+def test_static_files_of_the_web_client_are_served(shared_server):
+    from pathlib import Path
+
+    web = Path(__file__).resolve().parents[2] / "web"
+    some = next((p for p in sorted(web.rglob("*.js"))), None)
+    if some is None:
+        pytest.skip("no web client files yet")
+    rel = some.relative_to(web).as_posix()
+    r = httpx.get(shared_server.url(f"/static/{rel}"))
+    assert r.status_code == 200 and r.text == some.read_text(encoding="utf-8")
+    assert httpx.get(shared_server.url("/static/../server/app.py")).status_code == 404
+
+
+async def test_a_placeholder_page_is_served_when_the_web_client_is_missing(tmp_path):
+    from server.app import create_app
+    from server.config import Settings
+
+    app = create_app(Settings(db=str(tmp_path / "p.db"), web_dir=str(tmp_path / "absent")))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        for path in ("/", "/r/ABCDE"):
+            r = await http.get(path)
+            assert r.status_code == 200 and "Sussurro" in r.text
+    app.state.store.close()
