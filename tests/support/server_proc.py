@@ -16,6 +16,7 @@ The port stays the same across restarts. Its log is `srv.log_path`;
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import socket
@@ -66,6 +67,7 @@ class ServerProc:
         self.log_path = Path(log_path or (self.db + ".log"))
         self.log_level = log_level
         self.proc: subprocess.Popen[bytes] | None = None
+        self._atexit = False
 
     @property
     def base_url(self) -> str:
@@ -91,6 +93,10 @@ class ServerProc:
                                          stderr=subprocess.STDOUT, start_new_session=True)
         finally:
             log.close()
+        if not self._atexit:
+            # A test run that dies without its teardown must not leave servers behind.
+            atexit.register(self.kill)
+            self._atexit = True
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
