@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import pathlib
 import time
 
 import pytest
@@ -137,8 +138,15 @@ async def test_a_lobby_survives_a_restart_with_its_host_settings_and_kicks(serve
     await host.send("kick", player=clients[3].player)
     await host.send("pass_host", player=clients[1].player)
     room = await host.wait_for(lambda m: m["type"] == "room" and m["host"] == clients[1].player)
+    # SIGTERM: a graceful stop (uvicorn then re-raises the signal: exit -15); connected
+    # sockets are told "restarting" (1012) and the database is checkpointed and closed.
+    assert server.stop() in (0, -15)
+    for c in clients[:3]:
+        assert await c.wait_closed() == 1012
+    wal = pathlib.Path(server.db + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
     await close_all(clients)
-    server.restart()
+    server.start()
     fresh = await _reconnect(server, clients[:3])
     try:
         after = fresh[0].room
