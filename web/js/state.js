@@ -43,11 +43,6 @@ export function playerById(pid) {
     || null;
 }
 
-/** Room player entry (name, color, online) merged with the game's view of them. */
-export function roomPlayer(pid) {
-  return state.room?.players?.find((p) => p.id === pid) || null;
-}
-
 export function isHost() {
   return Boolean(state.room && state.player && state.room.host === state.player);
 }

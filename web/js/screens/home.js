@@ -4,11 +4,10 @@ import { COLORS, face } from "../avatar.js";
 import { h } from "../dom.js";
 import { errorText } from "../errors.js";
 import { getLang, initialLang, setLang, t } from "../i18n.js";
+import { PRESETS } from "../options.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
 import * as storage from "../storage.js";
-
-const PRESETS = ["intruso", "infiltre", "sosia"];
 
 export function mountHome(root) {
   const saved = storage.profile.get();
