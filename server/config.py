@@ -68,10 +68,6 @@ class Settings:
             changes[name] = _coerce(raw, getattr(self, name))
         return dataclasses.replace(self, **changes)
 
-    def public_dict(self) -> dict[str, Any]:
-        """The settings as JSON-able data (for logs; nothing here is secret)."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
-
 
 def _default_web_dir() -> str:
     here = os.path.dirname(os.path.abspath(__file__))

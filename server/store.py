@@ -289,12 +289,6 @@ class Store:
         rows = self.db.execute("SELECT player, wins FROM scores WHERE room = ?", (code,))
         return {pid: wins for pid, wins in rows}
 
-    def count(self, table: str) -> int:
-        """Rows in a table (for metrics and tests)."""
-        if table not in {"rooms", "players", "games", "actions", "scores"}:
-            raise ValueError(table)
-        return self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-
 
 def _room(row: tuple) -> RoomRow:
     code, created, settings, host, status, updated = row
