@@ -16,7 +16,8 @@ Who says what:
 Measured over `--seconds` after every bot is connected and settled:
 - `server_cpu_core_share`: the server process's CPU time (utime + stime from
   /proc/PID/stat) over wall time, as a share of one core;
-- gaps: receive-side inter-arrival intervals over 40 ms at every bot;
+- gaps: receive-side inter-arrival intervals over 40 ms at every bot (only the
+  click listener decodes; the others time packet arrivals, to spare the cores);
 - latency: click "mouth" time (end of its capture frame minus its offset)
   to "ear" time (arrival of the frame it is in plus its offset).
 
@@ -63,16 +64,19 @@ def _free_port() -> int:
 def start_server(db: str, profile: str | None = None) -> tuple[subprocess.Popen, str]:
     """`sussurro serve` on a free 127.0.0.1 port; waits for /healthz.
 
-    `profile`: run it under cProfile and write the stats there at exit
-    (the event loop's thread only; aiortc's decoder threads are not in it).
+    `profile`: run it under cProfile and write the stats there at exit (see
+    `serve_profiled`).
     """
     import httpx
 
     port = _free_port()
     env = {**os.environ, **RELAXED, "PYTHONUNBUFFERED": "1"}
-    prof = ["-m", "cProfile", "-o", profile] if profile else []
-    cmd = [sys.executable, *prof, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
-           str(port), "--db", db, "--log-level", "warning"]
+    serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
+             "--log-level", "warning"]
+    if profile:
+        cmd = [sys.executable, __file__, "--serve-profiled", profile, *serve]
+    else:
+        cmd = [sys.executable, "-m", "server.cli", *serve]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(db + ".log", "wb"))  # noqa: SIM115
     url = f"http://127.0.0.1:{port}"
@@ -84,6 +88,28 @@ def start_server(db: str, profile: str | None = None) -> tuple[subprocess.Popen,
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("server did not start")
+
+
+def serve_profiled(out: str, argv: list[str]) -> int:
+    """`sussurro serve` under cProfile, stats written at exit (SIGINT).
+
+    cProfile times with the wall clock: on a loaded machine it charges the time
+    the process waits for a core to whatever call was running (a sendto can
+    look 100 us long). A CPU-time timer would be right but costs a system call
+    per Python call here. Only the event loop's thread is profiled, not
+    aiortc's decoder threads."""
+    import cProfile
+
+    from server.cli import main as cli_main
+
+    prof = cProfile.Profile()
+    try:
+        prof.runcall(cli_main, argv)
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        prof.dump_stats(out)
+    return 0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -137,12 +163,13 @@ async def worker(args: argparse.Namespace) -> dict:
             src, dtx = Tone(200 + 40 * idx, 0.08), False
         else:
             src, dtx = Silence(), True
+        decode = idx == 1  # the click listener; the others only time packet arrivals
         if idx == 0:
             client = Client(args.url, args.room, args.host_player, args.host_token)
-            bot = Bot(client, src, dtx=dtx)
+            bot = Bot(client, src, dtx=dtx, decode=decode)
             await client.connect()
         else:
-            bot = await Bot.join(args.url, args.room, f"Bot{idx}", src, dtx=dtx)
+            bot = await Bot.join(args.url, args.room, f"Bot{idx}", src, dtx=dtx, decode=decode)
         bots.append(bot)
     await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
     # wait for the common start (wall clock shared by the processes)
@@ -195,11 +222,11 @@ def run(args: argparse.Namespace) -> dict:
         time.sleep(max(0.0, start_at - time.time()))
         c0, w0 = cpu_seconds(proc.pid), time.monotonic()
         b0 = sum(cpu_seconds(p.pid) for p in workers)
-        m0 = httpx.get(url + "/metrics", timeout=5).text
+        m0 = httpx.get(url + "/metrics", timeout=30).text
         time.sleep(args.seconds)
         c1, w1 = cpu_seconds(proc.pid), time.monotonic()
         b1 = sum(cpu_seconds(p.pid) for p in workers)
-        m1 = httpx.get(url + "/metrics", timeout=5).text
+        m1 = httpx.get(url + "/metrics", timeout=30).text
         reports = []
         for p in workers:
             out, _ = p.communicate(timeout=args.seconds + args.setup + 60)
@@ -228,6 +255,9 @@ def run(args: argparse.Namespace) -> dict:
         "bots": args.bots, "procs": args.procs, "talkers": args.talkers, "clicker": 1,
         "seconds": args.seconds,
         "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
+        # per second of audio actually mixed: the same figure if the loaded machine
+        # made the server skip ticks (then the share above under-reports)
+        "server_cpu_per_audio_second": round((c1 - c0) / max(metrics["sussurro_voice_ticks"] * 0.02, 1e-9), 3),
         "bots_cpu_core_share": round((b1 - b0) / (w1 - w0), 3),
         "bots_reporting": len(bots),
         "frames_received_per_bot_min": min((b["frames"] for b in bots.values()), default=0),
@@ -268,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host-token", help=argparse.SUPPRESS)
     p.add_argument("--indices", help=argparse.SUPPRESS)
     p.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--serve-profiled"]:
+        return serve_profiled(argv[1], argv[2:])
     args = p.parse_args(argv)
     if args.worker:
         args.indices = [int(x) for x in args.indices.split(",")]

@@ -32,10 +32,13 @@ class Bot:
     """
 
     def __init__(self, client: Client, source: Source | None = None, *, dtx: bool = False,
-                 ice_servers: list[dict] | None = None) -> None:
+                 ice_servers: list[dict] | None = None, decode: bool = True) -> None:
+        """`dtx`: send nothing while the mic is silent; `decode=False`: record only when
+        packets arrive, not what they say (load tests)."""
         self.client = client
         self.source = source or Silence()
         self.dtx = dtx
+        self.decode = decode
         self.ice_servers = ice_servers
         self.recorder = Recorder()
         self.voice: VoicePeer | None = None
@@ -68,7 +71,7 @@ class Bot:
         """
         await self.stop_voice()
         self.voice = VoicePeer(self.source, dtx=self.dtx, ice_servers=self.ice_servers,
-                               recorder=self.recorder)
+                               recorder=self.recorder, decode=self.decode)
         await self.voice.connect(self._signal, timeout=timeout)
 
     async def _signal(self, sdp: str, timeout: float = 20.0) -> str:

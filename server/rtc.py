@@ -179,9 +179,10 @@ class ImmediateJitterBuffer(JitterBuffer):
         return False, JitterFrame(data=packet._data, timestamp=packet.timestamp)
 
 
-def set_jitter(receiver, prefetch: int = JITTER_PREFETCH) -> bool:
+def set_jitter(receiver, prefetch: int = JITTER_PREFETCH, buffer: JitterBuffer | None = None
+               ) -> bool:
     """Replace aiortc's audio jitter buffer: `prefetch` 0 passes packets straight through,
-    n >= 1 is aiortc's buffer holding n frames.
+    n >= 1 is aiortc's buffer holding n frames; or install `buffer` as it is.
 
     aiortc exposes no setting for it; the attribute is private (name-mangled)
     so this checks it exists and leaves the default in place otherwise.
@@ -189,8 +190,9 @@ def set_jitter(receiver, prefetch: int = JITTER_PREFETCH) -> bool:
     name = "_RTCRtpReceiver__jitter_buffer"
     if not isinstance(getattr(receiver, name, None), JitterBuffer):
         return False
-    buf = ImmediateJitterBuffer() if prefetch <= 0 else JitterBuffer(capacity=16, prefetch=prefetch)
-    setattr(receiver, name, buf)
+    if buffer is None:
+        buffer = ImmediateJitterBuffer() if prefetch <= 0 else JitterBuffer(16, prefetch=prefetch)
+    setattr(receiver, name, buffer)
     return True
 
 
@@ -205,7 +207,8 @@ class MixTrack(MediaStreamTrack):
 
     kind = "audio"
 
-    def __init__(self, maxlen: int = 5) -> None:
+    def __init__(self, maxlen: int = 8) -> None:
+        """`maxlen`: packets kept while the sender lags (160 ms); older ones are dropped."""
         super().__init__()
         self._queue: collections.deque[tuple[bytes, int]] = collections.deque()
         self._maxlen = maxlen

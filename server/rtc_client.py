@@ -33,7 +33,7 @@ from server.opus import (
     frame_to_mono,
     make_packet,
 )
-from server.rtc import OPUS, rtc_configuration, set_jitter
+from server.rtc import OPUS, ImmediateJitterBuffer, rtc_configuration, set_jitter
 
 PERIOD = FRAME / SAMPLE_RATE
 
@@ -268,19 +268,40 @@ class Recorder:
 # ------------------------------------------------------------------------ peer
 
 
+class CountingJitterBuffer(ImmediateJitterBuffer):
+    """Records each packet's arrival and RTP time, then drops it undecoded.
+
+    For load tests: a listener that only counts gaps costs no decoding, no
+    thread hand-off, no frame on the event loop.
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self._empty = np.zeros(0, np.float32)
+
+    def add(self, packet):
+        _, frame = super().add(packet)
+        if frame is not None:
+            self.recorder.add(self._empty, time.monotonic(), frame.timestamp)
+        return False, None
+
+
 class VoicePeer:
     """One client voice connection: offer, answer, mic out, recording in."""
 
     def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
                  encode: bool = True, dtx: bool = False, prefetch: int | None = 0,
-                 recorder: Recorder | None = None) -> None:
+                 recorder: Recorder | None = None, decode: bool = True) -> None:
         """`prefetch`: frames aiortc's jitter buffer holds (0: none, the recording is the
         arrival; None: aiortc's default of 4). `recorder`: append to an existing
-        recording (a reconnection keeps one timeline)."""
+        recording (a reconnection keeps one timeline). `decode=False`: record only
+        arrival and RTP times (no audio), for load tests."""
         self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
         self.recorder = recorder if recorder is not None else Recorder()
         self._ice_servers = ice_servers
         self._prefetch = prefetch
+        self._decode = decode
         self.pc: RTCPeerConnection | None = None
         self._reader: asyncio.Task | None = None
         self.connected = asyncio.Event()
@@ -290,7 +311,9 @@ class VoicePeer:
         pc = self.pc = RTCPeerConnection(rtc_configuration(self._ice_servers))
         transceiver = pc.addTransceiver(self.mic, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
-        if self._prefetch is not None:
+        if not self._decode:
+            set_jitter(transceiver.receiver, buffer=CountingJitterBuffer(self.recorder))
+        elif self._prefetch is not None:
             set_jitter(transceiver.receiver, self._prefetch)
 
         @pc.on("track")
