@@ -176,3 +176,105 @@ def test_a_nan_frame_does_not_poison_the_voice():
 def test_params_that_would_break_the_effect_are_refused(bad):
     with pytest.raises(ValueError):
         DrunkParams(**bad)
+
+
+# --------------------------------------------------------------- reference
+# The effect written out directly, sample by sample over the whole signal, as
+# the chain is specified: the streaming implementation computes its controls
+# in closed form per frame, so it must keep giving this answer.
+
+
+def reference(x: np.ndarray, seed: int, params: DrunkParams | None = None) -> np.ndarray:
+    from audio.drunk import _hash_uniform
+
+    p = params or DrunkParams()
+    x = np.asarray(x, dtype=np.float64)
+    n = np.arange(x.size, dtype=np.float64)
+
+    def first(stream):
+        return float(_hash_uniform(seed, stream, np.zeros(1, np.int64))[0])
+
+    # Wander: random knots every interval, joined by a smoothstep.
+    pos = n / (p.wander_interval_s * SR)
+    k = np.floor(pos)
+    t = pos - k
+    s = t * t * (3.0 - 2.0 * t)
+    knot = k.astype(np.int64)
+    ids = np.arange(int(knot[-1]) + 2, dtype=np.int64)
+    rate_u, depth_u = (
+        _hash_uniform(seed, st, ids)[knot] + np.diff(_hash_uniform(seed, st, ids))[knot] * s
+        for st in (0, 1)
+    )
+    rate = p.lfo_rate_hz + p.lfo_rate_wander_hz * rate_u
+    cents = p.depth_cents + p.depth_wander_cents * depth_u
+    # Wobble: delay swing with peak pitch ratio 2**(cents/1200), phase integrating the rate.
+    step = 2 * np.pi * rate / SR
+    phase = (first(2) + 1.0) * np.pi + np.cumsum(step) - step
+    rate_min = max(p.lfo_rate_hz - p.lfo_rate_wander_hz, 0.5)
+    amp_max = (
+        (2 ** ((p.depth_cents + p.depth_wander_cents) / 1200) - 1) * SR / (2 * np.pi * rate_min)
+    )
+    amp = np.minimum((2 ** (cents / 1200) - 1) * SR / (2 * np.pi * rate), amp_max)
+    pad = 2 * int(np.ceil(amp_max)) + 8
+    where = n + pad - (np.ceil(amp_max) + 4 + amp * np.sin(phase))
+    buf = np.concatenate((np.zeros(pad), x, np.zeros(4)))
+    i = np.floor(where).astype(np.int64)
+    f = where - i
+    xm1, x0, x1, x2 = buf[i - 1], buf[i], buf[i + 1], buf[i + 2]
+    y = (
+        -f * (f - 1) * (f - 2) / 6 * xm1
+        + (f + 1) * (f - 1) * (f - 2) / 2 * x0
+        - (f + 1) * f * (f - 2) / 2 * x1
+        + (f + 1) * f * (f - 1) / 6 * x2
+    )
+    # Low-pass, slap-back echo, tremolo, soft clip.
+    y = signal.lfilter(*signal.butter(p.lowpass_order, p.lowpass_hz, fs=SR), y)
+    echo_ms = p.echo_min_ms + (first(3) + 1) / 2 * (p.echo_max_ms - p.echo_min_ms)
+    d = max(1, int(round(echo_ms * SR / 1000)))
+    for start in range(d, y.size, d):
+        y[start : start + d] += (
+            p.echo_feedback * y[start - d : start - d + y[start : start + d].size]
+        )
+    period = SR / p.tremolo_hz
+    y *= 1 - p.tremolo_depth / 2 * (
+        1 + np.sin(2 * np.pi * np.mod(n, period) / period + (first(4) + 1) * np.pi)
+    )
+    return (p.clip_ceiling * np.tanh(y / p.clip_ceiling)).astype(np.float32)
+
+
+ODD_PARAMS = [
+    DrunkParams(),
+    # Several wander knots inside one 20 ms frame.
+    DrunkParams(wander_interval_s=0.0123457, lfo_rate_hz=7.0, lfo_rate_wander_hz=2.5),
+    # Slowest rate under 0.5 Hz: the delay swing is clamped.
+    DrunkParams(lfo_rate_hz=0.6, lfo_rate_wander_hz=0.5, depth_cents=50.0, echo_feedback=0.6),
+]
+
+
+@pytest.mark.parametrize("params", ODD_PARAMS)
+@pytest.mark.parametrize("sizes", [[960], [1, 333, 2048, 960, 17, 5000]])
+def test_streamed_output_matches_the_direct_reference(params, sizes):
+    x = tone(220.0, 3.0) + 0.2 * tone(1234.0, 3.0)
+    want = reference(x, seed=11, params=params)
+    got, _ = streamed(DrunkVoice(seed=11, params=params), x, sizes)
+    # float32 output; the LFO's sin is float32 too (a read point off by < 1e-4 samples).
+    assert np.max(np.abs(got - want)) <= 1e-5
+
+
+def test_streaming_holds_across_many_knots_and_long_calls():
+    params = ODD_PARAMS[1]
+    x = tone(330.0, 4.0) + 0.3 * tone(2500.0, 4.0)
+    whole = DrunkVoice(seed=8, params=params).process(x)
+    parts, _ = streamed(DrunkVoice(seed=8, params=params), x, [4097, 1, 19201, 960, 4096, 4095])
+    assert np.max(np.abs(parts - whole)) <= 1e-5
+
+
+def test_input_is_left_alone_and_outputs_are_fresh_arrays():
+    voice = DrunkVoice(seed=6)
+    a = tone(220.0, 0.02).astype(np.float64)
+    kept = a.copy()
+    first = voice.process(a)
+    first_kept = first.copy()
+    voice.process(tone(440.0, 0.02))
+    assert np.array_equal(a, kept)
+    assert np.array_equal(first, first_kept)
