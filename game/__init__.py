@@ -11,7 +11,7 @@ from .policy import AudioPolicy, audio_policy
 from .presets import PRESETS, default_options, validate_options
 from .replay import replay
 from .state import GameState, state_bytes
-from .undercover import apply, new_game, next_deadline, tick
+from .undercover import apply, draw_pair, new_game, next_deadline, tick
 from .views import view
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "default_options",
     "validate_options",
     "new_game",
+    "draw_pair",
     "apply",
     "tick",
     "next_deadline",

@@ -15,6 +15,7 @@ def replay(
     players: list[dict[str, Any]],
     log: list[dict[str, Any]],
     started_at: float | None = None,
+    pair: list[str] | None = None,
 ) -> GameState:
     """Re-apply the accepted actions of `log` in order, each at its own `t`.
 
@@ -24,6 +25,7 @@ def replay(
     pass to `t` (logging ticks is optional: deadlines are computed from their
     own times, so a later action or tick gives the same state). The result's
     `state_bytes` equal the original game's at the time of the last entry.
+    `pair` is the word pair the original game was given (see `draw_pair`).
     """
     entries = list(log)
     if started_at is None:
@@ -32,7 +34,7 @@ def replay(
             started_at = float(first["t"])
         else:
             started_at = 0.0
-    state = new_game(preset, options, seed, players, started_at)
+    state = new_game(preset, options, seed, players, started_at, pair=pair)
     for entry in entries:
         action = entry.get("action") or {}
         if entry.get("player") is None and action.get("type") == "start":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from . import text as texts
@@ -50,8 +51,14 @@ def new_game(
     now: float,
     *,
     deal: dict[str, Any] | None = None,
+    pair: Sequence[str] | None = None,
 ) -> GameState:
     """Deal a new game: the word pair, the teams, the power cards; then the first phase.
+
+    `pair` (`[a, b, category]`, from `draw_pair`) fixes the word pair instead of
+    drawing it from the word data: a server stores it with the game so that a
+    replay deals the same words even if the word files changed meanwhile. Its
+    orientation is still drawn here.
 
     `deal` fixes the draw for scripted scenarios (tests, tutorials):
     `{"roles": {pid: role}, "powers": {pid: power}}`; unnamed players are
@@ -63,7 +70,10 @@ def new_game(
     rng = random.Random(seed)
     intrusi, fantasmi = team_counts(p, opts, len(seats))
 
-    pair = wordlist.pick_pair(rng, opts["lang"], opts["categories"])
+    pair = (
+        wordlist.pick_pair(rng, opts["lang"], opts["categories"]) if pair is None
+        else _fixed_pair(pair)
+    )
     # RULES.md: the two words of a pair are dealt in random orientation.
     civ_word, intr_word = (pair.a, pair.b) if rng.random() < 0.5 else (pair.b, pair.a)
 
@@ -105,6 +115,26 @@ def new_game(
     else:
         _start_round(s, now, events)
     return s
+
+
+def draw_pair(options: dict[str, Any], seed: int) -> list[str]:
+    """The word pair `[a, b, category]` for a game of `options` and `seed`.
+
+    Drawn from its own generator (not the game's), so a server can store it
+    before the deal and pass it to `new_game` and `replay` as `pair`.
+    """
+    rng = random.Random(f"pair:{seed}")
+    chosen = wordlist.pick_pair(rng, options["lang"], options["categories"])
+    return [chosen.a, chosen.b, chosen.category]
+
+
+def _fixed_pair(pair: Sequence[str]) -> wordlist.WordPair:
+    if (
+        not isinstance(pair, (list, tuple)) or len(pair) != 3
+        or not all(isinstance(x, str) and x.strip() for x in pair)
+    ):
+        raise GameError("bad_action", "pair must be [word, word, category]")
+    return wordlist.WordPair(pair[0], pair[1], pair[2])
 
 
 def _check_players(players: Any) -> list[dict[str, Any]]:

@@ -522,10 +522,13 @@ class Room:
         options = game.validate_options(self.preset, self.options, len(players))
         seed = new_seed()
         now = self.now()
-        state = game.new_game(self.preset, options, seed, players, now)
+        # The words are drawn apart and stored with the game: a replay after a
+        # restart then deals the same ones even if the word files changed.
+        pair = game.draw_pair(options, seed)
+        state = game.new_game(self.preset, options, seed, players, now, pair=pair)
         n = self.game_n + 1
         self.store.start_game(self.code, GameRow(n, self.preset, options, seed, players, now,
-                                                 None, None))
+                                                 None, None, pair))
         self.game_n, self.state, self.seq = n, state, 0
         self.game_players = players
         self.status = PLAYING
@@ -646,7 +649,8 @@ class Room:
         try:
             self.state = game.replay(g.preset, g.options, g.seed, g.players,
                                      [{"t": a.t, "player": a.player, "action": a.action}
-                                      for a in log_rows], started_at=g.started_at)
+                                      for a in log_rows], started_at=g.started_at,
+                                     pair=g.pair)
         except Exception:
             # A log that no longer replays (code changed under it): keep the room, drop the game.
             log.exception("room %s: game %d does not replay; back to the lobby", self.code, g.n)

@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS games (
     started_at REAL NOT NULL,
     ended_at   REAL,
     result     TEXT,                  -- JSON, the game's result when over
+    pair       TEXT,                  -- JSON [a, b, category]: the words dealt, so a replay
+                                      -- deals the same ones even if the word files changed
     PRIMARY KEY (room, n)
 );
 CREATE TABLE IF NOT EXISTS actions (
@@ -104,6 +106,7 @@ class GameRow:
     started_at: float
     ended_at: float | None
     result: Any
+    pair: list[str] | None = None
 
 
 @dataclass
@@ -229,10 +232,11 @@ class Store:
         """Record a new game and put the room in play, in one transaction."""
         with self._tx():
             self.db.execute(
-                "INSERT INTO games (room, n, preset, options, seed, players, started_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (room, n, preset, options, seed, players, started_at, pair)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (code, game.n, game.preset, _dumps(game.options), game.seed,
-                 _dumps(game.players), game.started_at),
+                 _dumps(game.players), game.started_at,
+                 _dumps(game.pair) if game.pair is not None else None),
             )
             self.db.execute(
                 "UPDATE rooms SET status = 'playing', updated = ? WHERE code = ?",
@@ -266,15 +270,17 @@ class Store:
     def last_game(self, code: str) -> GameRow | None:
         """The room's latest game, or None."""
         row = self.db.execute(
-            "SELECT n, preset, options, seed, players, started_at, ended_at, result FROM games"
+            "SELECT n, preset, options, seed, players, started_at, ended_at, result, pair"
+            " FROM games"
             " WHERE room = ? ORDER BY n DESC LIMIT 1",
             (code,),
         ).fetchone()
         if not row:
             return None
-        n, preset, options, seed, players, started, ended, result = row
+        n, preset, options, seed, players, started, ended, result, pair = row
         return GameRow(n, preset, json.loads(options), seed, json.loads(players), started, ended,
-                       json.loads(result) if result else None)
+                       json.loads(result) if result else None,
+                       json.loads(pair) if pair else None)
 
     def actions(self, code: str, n: int) -> list[ActionRow]:
         """The accepted actions of one game, in order."""

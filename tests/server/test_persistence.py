@@ -168,3 +168,16 @@ async def test_seat_tokens_never_reach_the_server_log(tmp_path):
     assert "WebSocket /ws?token=[redacted]" in log
     for c in clients:
         assert c.token not in log
+
+
+async def test_the_dealt_word_pair_is_stored_with_the_game(shared_server):
+    """A restart replays the stored words, not a fresh draw from the word files."""
+    server = shared_server
+    clients = await started(server, 3)
+    try:
+        rows = db_rows(server.db, "SELECT pair FROM games WHERE room = ?", clients[0].code)
+        a, b, _category = json.loads(rows[0][0])
+        words = {c.view["me"]["word"] for c in clients} - {None}
+        assert words and words <= {a, b}
+    finally:
+        await close_all(clients)
