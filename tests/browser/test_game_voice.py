@@ -167,8 +167,11 @@ def test_four_pages_play_a_whole_game_with_voice(server, table):
             if speaker is not listener:
                 wait_until(lambda listener=listener, speaker=speaker: hears(listener, speaker, table),
                            timeout=20, what=f"{listener.name} hears {speaker.name} during clues")
+    # The lobby's audio still in flight (jitter buffers, a second or two) drains first.
     for listener in table:
         if listener is not muto:
+            wait_until(lambda listener=listener: silent_now(listener, muto, table), timeout=20,
+                       what=f"the Muto's voice leaves {listener.name}'s mix")
             assert_silent(listener, muto, table, "the Muto during clues")
     # Every page sees the talkers' mouths move, and the Muto's stay shut.
     for viewer in table:

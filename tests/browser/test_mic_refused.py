@@ -42,6 +42,14 @@ def test_a_refused_or_missing_mic_is_explained_and_voice_still_plays(server, pw,
             # speaker's tone arrives.
             wait_until(lambda p=p: p.state("s.voice") == "on", timeout=40, what=f"{p.name} listens")
             wait_until(lambda p=p: p.levels([700.0])[0] > -50, timeout=20, what=f"{p.name} hears Sara")
+        # Leaving for good: back home, told so, the seat gone from the room and the device.
+        wait_until(lambda: speaker.page.locator(".player-row").count() == 3, what="three seated")
+        missing.page.once("dialog", lambda d: d.accept())
+        missing.page.click("#leave-btn")
+        missing.page.wait_for_selector("#create-btn")
+        assert missing.page.inner_text(".form-error") == IT["error.left"]
+        assert missing.page.evaluate(f"localStorage.getItem('sussurro:seat:{code}')") is None
+        wait_until(lambda: speaker.page.locator(".player-row").count() == 2, what="the seat freed")
         for p in (speaker, denied, missing):
             assert not p.errors, (p.name, p.errors)
     finally:

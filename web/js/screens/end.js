@@ -7,6 +7,7 @@ import { nameOf, powerName, roleName } from "../names.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
 import { clueBoard } from "./board.js";
+import { leaveButton } from "./lobby.js";
 
 /** The result's per-player rows, whatever container the core used (list or map). */
 function rows(result, view) {
@@ -43,6 +44,8 @@ export function endScreen(view) {
       h("p", { class: "winners", id: "winners" }, t("end.winners", {
         names: [...winners].map(nameOf).join(", ") || t("end.nobody"),
       }))),
+    result.category ? h("p", { class: "hint category", id: "end-category" },
+      t("end.category", { name: has(`cat.${result.category}`) ? t(`cat.${result.category}`) : result.category })) : null,
     h("section", { class: "card words" },
       h("div", { class: "word-box" }, h("span", { class: "label" }, roleName("civile", view.preset)), h("strong", { id: "word-civili" }, ws.civili ?? "—")),
       h("div", { class: "word-box" }, h("span", { class: "label" }, roleName("intruso", view.preset)), h("strong", { id: "word-intruso" }, ws.intruso ?? "—"))),
@@ -59,6 +62,7 @@ export function endScreen(view) {
     h("section", { class: "card" }, clueBoard(result.clues || view.clues || [], view)),
     h("div", { class: "start-bar" }, isHost()
       ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
-      : h("p", { class: "hint waiting" }, t("end.wait_rematch"))),
+      : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
+    leaveButton()),
   ];
 }

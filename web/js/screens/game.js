@@ -101,7 +101,8 @@ export function mountGame(root) {
     const canPick = eligible(v, mode, p.id);
     const canWhisper = v.phase === "debate" && v.me?.alive !== false && p.alive && p.id !== me && p.whisper_ok !== false;
     const known = (v.me?.known || []).filter((f) => f.player === p.id);
-    const count = v.vote_counts?.[p.id];
+    // The tally of the vote just held, shown while its consequences play out.
+    const count = ["judge", "avenge", "guess", "revote"].includes(v.phase) ? v.vote_counts?.[p.id] : undefined;
     const classes = ["pcard", p.alive ? "" : "dead", isTurn ? "turn" : "", picked ? "picked" : "",
       voted ? "voted-by-me" : "", canPick ? "pickable" : "", canWhisper ? "whisperable" : "",
       p.id === me ? "me" : "", roomP.online === false ? "offline" : "", mark ? `mark-${mark}` : ""];

@@ -9,6 +9,14 @@ import { settingsForm } from "../options.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
 
+/** Give the seat up for good (the server revokes the token and closes with 4004). */
+export function leaveButton() {
+  return h("button", {
+    class: "btn btn-ghost", id: "leave-btn",
+    onclick: () => { if (confirm(t("lobby.leave_confirm"))) session.send({ type: "leave" }); },
+  }, t("lobby.leave"));
+}
+
 export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
   const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
@@ -80,12 +88,15 @@ export function mountLobby(root) {
     ]);
 
     const n = (room.players || []).length;
-    region(start, [amHost, n, t("lobby.start")], () => amHost
-      ? [h("button", {
-        class: "btn btn-primary btn-big", id: "start-btn",
-        onclick: () => session.send({ type: "start" }),
-      }, t("lobby.start")), n < 3 ? h("p", { class: "hint" }, t("lobby.need_three")) : null]
-      : h("p", { class: "hint waiting" }, t("lobby.waiting_host")));
+    region(start, [amHost, n, t("lobby.start")], () => [
+      amHost
+        ? [h("button", {
+          class: "btn btn-primary btn-big", id: "start-btn",
+          onclick: () => session.send({ type: "start" }),
+        }, t("lobby.start")), n < 3 ? h("p", { class: "hint" }, t("lobby.need_three")) : null]
+        : h("p", { class: "hint waiting" }, t("lobby.waiting_host")),
+      leaveButton(),
+    ]);
   }
 
   draw();

@@ -57,6 +57,14 @@ function cluePanel(v) {
   if (me.alive === false) {
     items.push(waiting("game.you_are_out"));
   }
+  // The round's speaking order, the current speaker marked: who already spoke, who is next.
+  if (v.order?.length) {
+    const alive = new Set(v.players.filter((p) => p.alive).map((p) => p.id));
+    items.push(h("ol", { class: "order", "aria-label": t("clue.order") },
+      v.order.filter((pid) => alive.has(pid)).map((pid) => h("li", {
+        class: pid === v.turn ? "now" : "", "aria-current": pid === v.turn ? "step" : false,
+      }, nameOf(pid)))));
+  }
   if (mine) {
     const pappagallo = me.power === "pappagallo";
     items.push(actionForm({
