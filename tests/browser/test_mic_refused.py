@@ -1,5 +1,6 @@
 """Without a microphone (refused, or none on the device) the player is told so in plain
-words, still hears the room, and still plays by text."""
+words, still hears the room, and still plays by text. Then the seat's end: a player
+leaves for good, another is removed by the host; both are told why on the home screen."""
 
 from __future__ import annotations
 
@@ -50,6 +51,12 @@ def test_a_refused_or_missing_mic_is_explained_and_voice_still_plays(server, pw,
         assert missing.page.inner_text(".form-error") == IT["error.left"]
         assert missing.page.evaluate(f"localStorage.getItem('sussurro:seat:{code}')") is None
         wait_until(lambda: speaker.page.locator(".player-row").count() == 2, what="the seat freed")
+        # The host removes a player: they land on the home screen, told why.
+        speaker.page.once("dialog", lambda d: d.accept())
+        speaker.page.click(f".player-row[data-pid='{denied.pid}'] .iconbtn.danger")
+        denied.page.wait_for_selector("#create-btn")
+        assert denied.page.inner_text(".form-error") == IT["error.kicked"]
+        wait_until(lambda: speaker.page.locator(".player-row").count() == 1, what="the seat removed")
         for p in (speaker, denied, missing):
             assert not p.errors, (p.name, p.errors)
     finally:
