@@ -4,9 +4,14 @@ RTCPeerConnection, and hear each other again."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.browser.harness import launch_player, wait_until
+
+IT = json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / "it.json").read_text(encoding="utf-8"))
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,6 +47,14 @@ def test_pages_reconnect_to_their_seats_with_voice_after_a_server_restart(server
             wait_until(lambda me=me, other=other: me.levels([other.freq])[0] > -50, timeout=40,
                        what=f"{me.name} hears {other.name} after the restart")
         assert ada.page.locator("#start-btn").count() == 1          # still the host
+
+        # A seat the server no longer knows: the link's join form comes back, with the reason.
+        ada.page.evaluate(f"localStorage.setItem('sussurro:seat:{code}', "
+                          "JSON.stringify({player: 'p9', token: 'not-a-real-token'}))")
+        ada.page.reload()
+        ada.page.wait_for_selector("#join-btn")
+        assert ada.page.inner_text(".form-error") == IT["error.bad_token"]
+        assert ada.page.url.split("?")[0].endswith(f"/r/{code}")
         for p in (ada, bea):
             assert not p.errors, (p.name, p.errors)
     finally:

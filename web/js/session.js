@@ -87,11 +87,14 @@ export function enterRoom(code, seat) {
 }
 
 export function leaveRoom(reason = null) {
-  if (state.code) storage.seat.clear(state.code);
+  const code = state.code;
+  if (code) storage.seat.clear(code);
   if (conn) conn.close();
   conn = null;
   voice?.close();
-  history.replaceState(null, "", `/${location.search}`);
+  // A forgotten seat (bad token) can be taken again from the same link; otherwise go home.
+  const path = reason === "bad_token" && code ? `/r/${code}` : "/";
+  history.replaceState(null, "", `${path}${location.search}`);
   update({
     code: null, player: null, token: null, room: null, view: null, conn: "idle",
     lastError: reason ? { code: reason, message: reason, at: Date.now() } : null,
