@@ -4,7 +4,6 @@ fake microphone (a WAV of one steady tone), a fresh profile, phone-sized window.
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,11 +110,8 @@ def wait_until(fn, timeout: float = 15.0, step: float = 0.1, what: str = "condit
     raise AssertionError(f"timed out waiting for {what} (last={last!r})")
 
 
-def room_code_from_url(url: str) -> str:
-    m = re.search(r"/r/([A-Za-z0-9]+)", url)
-    assert m, url
-    return m.group(1)
 
-
-def dump(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False)[:2000]
+def i18n(lang: str) -> dict[str, str]:
+    """The web client's dictionary for `lang` (what a player reads on screen)."""
+    path = Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json"
+    return json.loads(path.read_text(encoding="utf-8"))

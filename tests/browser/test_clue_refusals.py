@@ -3,17 +3,13 @@ in a game played by text only (the microphone declined)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-I18N = {lang: json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json")
-                         .read_text(encoding="utf-8")) for lang in ("it", "fr", "en")}
+I18N = {lang: i18n(lang) for lang in ("it", "fr", "en")}
 
 
 @pytest.fixture

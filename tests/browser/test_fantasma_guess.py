@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-IT = json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / "it.json").read_text(encoding="utf-8"))
+IT = i18n("it")
 
 
 def test_the_voted_out_fantasma_guesses_the_word_and_wins_alone(server, pw, tmp_path):

@@ -7,18 +7,15 @@ the player would hear it. The UI is driven like a player: typing, tapping, holdi
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-I18N = {lang: json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json")
-                         .read_text(encoding="utf-8")) for lang in ("it", "fr", "en")}
+I18N = {lang: i18n(lang) for lang in ("it", "fr", "en")}
 # Tones chosen so no 2nd/3rd-order intermodulation product of any two or three of
 # them lands near a fourth (a limiter on the mix would otherwise fake a "heard" tone).
 TONES = {"Ada": 520.0, "Bruno": 700.0, "Carla": 960.0, "Dario": 1300.0}

@@ -4,16 +4,13 @@ leaves for good, another is removed by the host; both are told why on the home s
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-IT = json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / "it.json").read_text(encoding="utf-8"))
+IT = i18n("it")
 
 
 def test_a_refused_or_missing_mic_is_explained_and_voice_still_plays(server, pw, tmp_path):

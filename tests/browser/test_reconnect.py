@@ -4,14 +4,11 @@ RTCPeerConnection, and hear each other again."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, wait_until
 
-IT = json.loads((Path(__file__).resolve().parents[2] / "web" / "i18n" / "it.json").read_text(encoding="utf-8"))
+IT = i18n("it")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
