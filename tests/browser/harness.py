@@ -110,7 +110,6 @@ def wait_until(fn, timeout: float = 15.0, step: float = 0.1, what: str = "condit
     raise AssertionError(f"timed out waiting for {what} (last={last!r})")
 
 
-
 def i18n(lang: str) -> dict[str, str]:
     """The web client's dictionary for `lang` (what a player reads on screen)."""
     path = Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json"
