@@ -112,8 +112,14 @@ def frame_to_mono(frame: av.AudioFrame) -> np.ndarray:
     Does not resample: the caller checks `frame.sample_rate` (Opus always
     decodes at 48 kHz here because the answer only accepts Opus).
     """
-    arr = frame.to_ndarray()
     channels = len(frame.layout.channels)
+    if frame.format.name == "s16" and channels <= 2:
+        # aiortc's case, read straight from the buffer (8x cheaper than to_ndarray)
+        a = np.frombuffer(frame.planes[0], dtype=np.int16, count=frame.samples * channels)
+        if channels == 1:
+            return a.astype(np.float32) * np.float32(1 / 32768)
+        return (a[0::2].astype(np.float32) + a[1::2]) * np.float32(0.5 / 32768)
+    arr = frame.to_ndarray()
     if frame.format.is_planar:
         mono = arr.mean(axis=0) if channels > 1 else arr[0]
     else:
