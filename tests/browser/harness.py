@@ -23,13 +23,25 @@ BASE_ARGS = [
 ]
 
 
-def tone_wav(path: Path, freq: float, seconds: float = 4.0, rate: int = 48000) -> Path:
-    """A steady sine (48 kHz mono 16-bit) for Chromium's fake capture; it loops the file,
-    so the length is a whole number of periods and the loop has no click."""
-    periods = round(freq * seconds)
-    n = round(periods * rate / freq)
+def tone_wav(path: Path, freq: float, seconds: float = 4.0, rate: int = 48000,
+             on: float = 0.4, off: float = 0.1) -> Path:
+    """A tone spoken in syllables (48 kHz mono 16-bit) for Chromium's fake capture.
+
+    `on` seconds of sine then `off` of silence, with 10 ms raised-cosine edges (a hard
+    edge would splash energy over every frequency). The pauses matter: the server's
+    mouth meter takes a steady sound for background noise within 1.5 s, as it should
+    for a fan, so an unbroken tone would stop moving the mouth. Chromium loops the
+    file; its length is a whole number of syllables.
+    """
+    period = on + off
+    n = round(round(seconds / period) * period * rate)
     t = np.arange(n) / rate
-    sf.write(str(path), 0.2 * np.sin(2 * np.pi * freq * t), rate, subtype="PCM_16")
+    phase = np.mod(t, period)
+    ramp = 0.010
+    envelope = np.clip(np.minimum(phase, on - phase) / ramp, 0.0, 1.0)
+    envelope = 0.5 - 0.5 * np.cos(np.pi * envelope)
+    envelope[phase >= on] = 0.0
+    sf.write(str(path), 0.2 * envelope * np.sin(2 * np.pi * freq * t), rate, subtype="PCM_16")
     return path
 
 

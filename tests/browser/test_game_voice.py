@@ -1,6 +1,6 @@
 """Four real Chromium pages play a whole Intruso game against the real server, with voice.
 
-Each page has its own fake microphone playing one steady tone; each page analyses
+Each page has its own fake microphone "speaking" one tone in syllables; each page analyses
 its own incoming mix in the page (Web Audio), so "who hears whom" is measured where
 the player would hear it. The UI is driven like a player: typing, tapping, holding.
 """
@@ -55,7 +55,7 @@ def silent_now(listener, speaker, players):
     return loudest > HEARD_DB and lv[speaker.name] < SILENT_DB and lv[speaker.name] < loudest - GAP_DB
 
 
-def assert_silent(listener, speaker, players, what, needed=4, timeout=15.0):
+def assert_silent(listener, speaker, players, what, needed=6, timeout=15.0):
     """`speaker`'s tone stays far below the voices `listener` does hear.
 
     Only samples where the mix demonstrably carries another voice count (on a busy
