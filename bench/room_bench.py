@@ -179,10 +179,12 @@ async def worker(args: argparse.Namespace) -> dict:
     t1 = time.monotonic()
     report: dict = {"bots": {}}
     for idx, b in zip(args.indices, bots, strict=True):
-        gaps = b.recorder.gaps(0.04, since=t0)
+        spans = [(end, dt) for end, dt in b.recorder.gap_times(0.04, since=t0) if end <= t1]
+        gaps = [dt for _, dt in spans]
         arrivals = [t for t in b.recorder.arrivals if t0 <= t <= t1]
         report["bots"][idx] = {"frames": len(arrivals), "gaps": len(gaps),
-                               "max_gap_ms": round(1000 * max(gaps), 1) if gaps else 0.0}
+                               "max_gap_ms": round(1000 * max(gaps), 1) if gaps else 0.0,
+                               "spans": [(round(e - d, 4), round(e, 4)) for e, d in spans]}
     if 0 in args.indices and 1 in args.indices:
         clicker = bots[args.indices.index(0)]
         listener = bots[args.indices.index(1)]
@@ -245,6 +247,8 @@ def run(args: argparse.Namespace) -> dict:
             proc.kill()
 
     bots = {int(k): v for r in reports for k, v in r.get("bots", {}).items()}
+    shared = shared_gaps([[s for b in r.get("bots", {}).values() for s in b["spans"]]
+                          for r in reports if "bots" in r])
     lat = [x for r in reports for x in r.get("latencies", [])]
     counters = ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
                 "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks")
@@ -263,6 +267,9 @@ def run(args: argparse.Namespace) -> dict:
         "frames_received_per_bot_min": min((b["frames"] for b in bots.values()), default=0),
         "gaps_over_40ms_total": sum(b["gaps"] for b in bots.values()),
         "bots_with_gaps": sum(1 for b in bots.values() if b["gaps"]),
+        # gaps heard in every worker process at once: the server (or the host's
+        # network stack) stalled, not one starved bot process
+        "gaps_in_every_process": shared,
         "max_gap_ms": max((b["max_gap_ms"] for b in bots.values()), default=0.0),
         "mouth_to_ear_ms": {
             "clicks": len(lat),
@@ -320,6 +327,23 @@ def breakdown(players: int = 16, ticks: int = 300) -> dict:
             "core_share": round(step_s / ticks / 0.02, 3),
         }
     return {"players": players, "ticks": ticks, "per_tick": out}
+
+
+def shared_gaps(per_process: list[list[tuple[float, float]]]) -> int:
+    """How many gap spans of the first process overlap a gap in every other process
+    (spans are (start, end) in the monotonic clock all processes share)."""
+    if len(per_process) < 2:
+        return 0
+    first, *others = per_process
+    count = 0
+    last_end = -1.0
+    for start, end in sorted(first):
+        if start < last_end:
+            continue  # the same stall heard by another bot of this process
+        if all(any(s < end and start < e for s, e in spans) for spans in others):
+            count += 1
+            last_end = end
+    return count
 
 
 def _metric(text: str, name: str) -> float:

@@ -238,6 +238,11 @@ class Recorder:
         time by the pause; an interval whose RTP time advanced by less than
         the wall time minus one frame is a stall the listener hears as a gap.
         """
+        return [dt for _, dt in self.gap_times(threshold, since)]
+
+    def gap_times(self, threshold: float = 0.04, since: float | None = None
+                  ) -> list[tuple[float, float]]:
+        """The gaps of `gaps()` as (monotonic time the audio came back, length in s)."""
         out = []
         start = 0 if since is None else int(np.searchsorted(self.arrivals, since))
         for i in range(start + 1, len(self.arrivals)):
@@ -247,7 +252,7 @@ class Recorder:
             p0, p1 = self.pts[i - 1], self.pts[i]
             if p0 is not None and p1 is not None and p1 > p0 and (p1 - p0) / SAMPLE_RATE >= dt - PERIOD:
                 continue  # a pause in RTP time as long as the silence: DTX, not a gap
-            out.append(float(dt))
+            out.append((self.arrivals[i], float(dt)))
         return out
 
     def skipped(self, since: float | None = None) -> int:
