@@ -252,7 +252,8 @@ def run(args: argparse.Namespace) -> dict:
     lat = [x for r in reports for x in r.get("latencies", [])]
     counters = ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
                 "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks")
-    gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean")
+    gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
+              "sussurro_voice_jitter_depth_mean")
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
     metrics.update({k: _metric(m1, k) for k in gauges})
     return {

@@ -49,6 +49,7 @@ MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
 ENCODER_IDLE_TICKS = 50  # an encoder unused for 1 s is dropped
 SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
 DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
+DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
 
 
@@ -121,6 +122,7 @@ class RoomVoice:
         # stats
         self._tick_us: deque[float] = deque(maxlen=250)
         self._distinct: deque[int] = deque(maxlen=250)
+        self._depths: deque[float] = deque(maxlen=50)
         self._encodes = 0  # Opus encodes actually run (silence reuse excluded)
         self._mixer_distinct = 0
         self._late = 0
@@ -328,7 +330,16 @@ class RoomVoice:
                     self._on_mouths({pid: round(float(v), 3) for pid, v in acc.items()})
                 except Exception:
                     log.exception("on_mouths failed in room %s", self.room_code)
+        if tick % DEPTH_EVERY == 0:
+            self._sample_depth()
         self._tick_us.append((time.perf_counter() - t0) * 1e6)
+
+    def _sample_depth(self) -> None:
+        st = self.mixer.stats()
+        active = [p for p, on in st.get("active", {}).items() if on]
+        if active:
+            depth = st.get("depth", {})
+            self._depths.append(sum(depth.get(p, 0.0) for p in active) / len(active))
 
     # --------------------------------------------------------------------- stats
 
@@ -338,6 +349,7 @@ class RoomVoice:
         underruns = mstats.get("underruns", {})
         overflows = mstats.get("overflows", {})
         ticks = list(self._tick_us)
+        depths = list(self._depths)
         return {
             "peers": len(self._peers),
             "ticks": self._tick,
@@ -353,6 +365,9 @@ class RoomVoice:
                 "mean": round(sum(self._distinct) / len(self._distinct), 2) if self._distinct else 0,
             },
             "mixer_distinct": self._mixer_distinct,
+            # frames waiting in talking speakers' jitter queues (20 ms each), sampled
+            # every DEPTH_EVERY ticks over the last ~10 s: the mixer's share of latency
+            "jitter_depth_mean": round(sum(depths) / len(depths), 2) if depths else 0.0,
             "encoders": len(self._encoders),
             "encodes": self._encodes,
             "late_ticks": self._late,
