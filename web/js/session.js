@@ -157,7 +157,11 @@ export function handleMessage(msg) {
       break;
     }
     case "cue":
+      // The sound itself is in the voice mix; the page adds the chime and a buzz for my turn.
       if (msg.name === "your_turn") turnCue(`${state.view?.round}:${state.view?.phase}:${state.view?.turn}`);
+      else if (msg.name === "vote_open" && navigator.vibrate) {
+        try { navigator.vibrate(80); } catch { /* not allowed yet */ }
+      }
       break;
     case "rtc_answer":
       voice?.answer(msg.sdp).catch(() => update({ voice: "failed" }));
