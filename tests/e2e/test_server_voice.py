@@ -5,11 +5,16 @@ the WebSocket protocol. Who hears whom is read from the spectrum of each bot's r
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import sys
 import time
 
+import numpy as np
 import pytest
+import soundfile as sf
 
+from server.bot import Bot
 from server.rtc import VoiceError
 from server.rtc_client import Syllables, Tone
 from tests.e2e.bots import close_all, drive, listen, open_bot_room, start_game
@@ -196,3 +201,24 @@ async def test_a_restart_mid_game_bots_reconnect_their_voice_and_finish(tmp_path
             assert all(f["phase"] == "over" for f in finals)
         finally:
             await close_all(bots)
+
+
+async def test_the_bot_command_speaks_records_and_reports(srv, tmp_path):
+    listener = await Bot.create(srv.base_url, "Ear", Tone(TONES[2]), preset="intruso")
+    try:
+        await listener.start_voice()
+        wav = tmp_path / "bot.wav"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.cli", "bot", "--url", srv.base_url,
+            "--room", listener.client.code, "--name", "Cli", "--tone", str(TONES[1]),
+            "--record", str(wav), "--seconds", "3", stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, out
+        report = json.loads(out.decode().strip().splitlines()[-1])
+        assert report["room"] == listener.client.code and report["frames"] > 50
+        heard, rate = sf.read(wav)
+        assert rate == 48000 and tone_db(heard[-24000:], TONES[2]) > PRESENT  # it heard us
+        # and we heard it, while it was there
+        assert max(tone_db(x, TONES[1]) for x in np.array_split(listener.recorder.audio(), 8)) > PRESENT
+    finally:
+        await listener.close()

@@ -168,3 +168,21 @@ async def test_listeners_with_the_same_mix_share_one_encode():
         assert s2["peers"] == 4
     finally:
         await room.close()
+
+
+async def test_a_silent_mix_is_sent_as_dtx_and_the_next_word_comes_at_once():
+    room = await open_room({"p1": Silence(), "p2": Silence()})
+    try:
+        room.voice.set_routing(_everyone(["p1", "p2"]))
+        await asyncio.sleep(0.6)  # past the few silent frames sent before DTX starts
+        ears = room.peers["p2"].recorder
+        start = len(ears.arrivals)
+        await asyncio.sleep(1.2)
+        during_silence = len(ears.arrivals) - start
+        assert 1 <= during_silence <= 6, during_silence  # ~1 packet per 400 ms, not 50 a second
+        assert ears.gaps(0.04, since=ears.arrivals[start]) == []  # a DTX pause is not a gap
+        room.peers["p1"].mic.source = Tone(TONES[1])
+        rec = await room.listen(0.5, settle=0.3)
+        assert levels(rec, TONES[1])["p2"] > PRESENT
+    finally:
+        await room.close()
