@@ -37,6 +37,7 @@ def test_opus_round_trip_keeps_a_tone():
     assert tone_db(seg, 3000) < tone_db(seg, 1000) - 50
 
 
+@pytest.mark.slow
 async def test_tone_goes_up_and_mix_comes_down():
     got: list[np.ndarray] = []
     client, offer = await _offer()
