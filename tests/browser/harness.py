@@ -126,3 +126,24 @@ def i18n(lang: str) -> dict[str, str]:
     """The web client's dictionary for `lang` (what a player reads on screen)."""
     path = Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json"
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def create_room(server, player: Player, query: str = "") -> str:
+    """`player` creates a room from the home page; returns its code."""
+    player.page.goto(server.url("/" + query))
+    player.page.fill("#name", player.name)
+    player.page.click("#create-btn")
+    player.page.wait_for_selector("#room-code")
+    return player.page.inner_text("#room-code").strip()
+
+
+def join_room(server, player: Player, code: str, *, by: str = "link", query: str = "") -> None:
+    """`player` joins room `code` by its link `/r/CODE` or by typing the code at home."""
+    if by == "link":
+        player.page.goto(server.url(f"/r/{code}{query}"))
+    else:
+        player.page.goto(server.url("/" + query))
+        player.page.fill("#code", code.lower())  # codes are typed any case
+    player.page.fill("#name", player.name)
+    player.page.click("#join-btn")
+    player.page.wait_for_selector("#room-code")

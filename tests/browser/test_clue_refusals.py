@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import create_room, i18n, join_room, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,17 +32,10 @@ def refusal(player, text, lang, code):
 
 def test_refused_clues_are_explained_in_italian_french_and_english(server, trio):
     host, *others = trio
-    host.page.goto(server.url("/"))
-    host.page.fill("#name", host.name)
-    host.page.click("#create-btn")
-    host.page.wait_for_selector("#room-code")
-    code = host.page.inner_text("#room-code").strip()
+    code = create_room(server, host)
     host.page.click("#mic-skip")
     for p in others:
-        p.page.goto(server.url(f"/r/{code}"))
-        p.page.fill("#name", p.name)
-        p.page.click("#join-btn")
-        p.page.wait_for_selector("#room-code")
+        join_room(server, p, code)
         p.page.click("#mic-skip")
     assert host.page.is_visible(".mic-skipped")
     wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import create_room, i18n, join_room, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -16,16 +16,9 @@ def test_the_voted_out_fantasma_guesses_the_word_and_wins_alone(server, pw, tmp_
     trio = [launch_player(pw, tmp_path, name, 0, mic="missing") for name in ("Ivo", "Lia", "Max")]
     try:
         host = trio[0]
-        host.page.goto(server.url("/"))
-        host.page.fill("#name", host.name)
-        host.page.click("#create-btn")
-        host.page.wait_for_selector("#room-code")
-        code = host.page.inner_text("#room-code").strip()
+        code = create_room(server, host)
         for p in trio[1:]:
-            p.page.goto(server.url(f"/r/{code}"))
-            p.page.fill("#name", p.name)
-            p.page.click("#join-btn")
-            p.page.wait_for_selector("#room-code")
+            join_room(server, p, code)
         for p in trio:
             p.page.click("#mic-skip")
         wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")

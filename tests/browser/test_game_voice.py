@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import i18n, join_room, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -80,14 +80,7 @@ def mouth_level(page_of, pid):
 
 
 def join(player, server, code, by):
-    if by == "link":
-        player.page.goto(server.url(f"/r/{code}?testaudio=1"))
-    else:
-        player.page.goto(server.url("/?testaudio=1"))
-        player.page.fill("#code", code.lower())   # codes are typed any case
-    player.page.fill("#name", player.name)
-    player.page.click("#join-btn")
-    player.page.wait_for_selector("#room-code")
+    join_room(server, player, code, by=by, query="?testaudio=1")
     player.page.click("#mic-enable")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import create_room, i18n, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -18,11 +18,7 @@ def test_a_refused_or_missing_mic_is_explained_and_voice_still_plays(server, pw,
     denied = launch_player(pw, tmp_path, "Nina", 0, mic="denied")
     missing = launch_player(pw, tmp_path, "Olga", 0, mic="missing")
     try:
-        speaker.page.goto(server.url("/?testaudio=1"))
-        speaker.page.fill("#name", "Sara")
-        speaker.page.click("#create-btn")
-        speaker.page.wait_for_selector("#room-code")
-        code = speaker.page.inner_text("#room-code").strip()
+        code = create_room(server, speaker, "?testaudio=1")
         speaker.page.click("#mic-enable")
         for p, state, key in ((denied, "denied", "mic.denied"), (missing, "missing", "mic.missing")):
             p.page.goto(server.url(f"/r/{code}"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import launch_player, wait_until
+from tests.browser.harness import create_room, join_room, launch_player, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,16 +29,9 @@ def tap(player, pid):
 
 def test_power_cards_runoff_and_a_second_tie(server, four):
     host = four[0]
-    host.page.goto(server.url("/"))
-    host.page.fill("#name", host.name)
-    host.page.click("#create-btn")
-    host.page.wait_for_selector("#room-code")
-    code = host.page.inner_text("#room-code").strip()
+    code = create_room(server, host)
     for p in four[1:]:
-        p.page.goto(server.url(f"/r/{code}"))
-        p.page.fill("#name", p.name)
-        p.page.click("#join-btn")
-        p.page.wait_for_selector("#room-code")
+        join_room(server, p, code)
     for p in four:
         p.page.click("#mic-skip")
     wait_until(lambda: host.page.locator(".player-row").count() == 4, what="four seated")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import create_room, i18n, join_room, launch_player, wait_until
 
 IT = i18n("it")
 
@@ -17,16 +17,9 @@ def test_pages_reconnect_to_their_seats_with_voice_after_a_server_restart(server
     ada = launch_player(pw, tmp_path, "Ada", 520.0)
     bea = launch_player(pw, tmp_path, "Bea", 960.0)
     try:
-        ada.page.goto(server.url("/?testaudio=1"))
-        ada.page.fill("#name", "Ada")
-        ada.page.click("#create-btn")
-        ada.page.wait_for_selector("#room-code")
-        code = ada.page.inner_text("#room-code").strip()
+        code = create_room(server, ada, "?testaudio=1")
         ada.page.click("#mic-enable")
-        bea.page.goto(server.url(f"/r/{code}?testaudio=1"))
-        bea.page.fill("#name", "Bea")
-        bea.page.click("#join-btn")
-        bea.page.wait_for_selector("#room-code")
+        join_room(server, bea, code, query="?testaudio=1")
         bea.page.click("#mic-enable")
         for me, other in ((ada, bea), (bea, ada)):
             wait_until(lambda me=me, other=other: me.levels([other.freq])[0] > -50, timeout=40,
