@@ -72,6 +72,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        if settings.rtc_addresses:
+            from server.rtc import restrict_host_addresses
+
+            restrict_host_addresses(settings.rtc_addresses.split(","))
         n = await rooms.restore()
         log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         # Import the voice stack (aiortc, av, numpy) off the event loop now, rather than

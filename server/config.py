@@ -29,6 +29,10 @@ class Settings:
     log_level: str = "info"
     # Empty by default: no STUN, so nothing leaves the LAN unless configured.
     ice_servers: tuple[dict[str, Any], ...] = ()
+    # Comma-separated local addresses offered as ICE host candidates. Empty: every
+    # interface but 127.0.0.1 (aioice's default), what phones on a LAN need. The
+    # tests set "127.0.0.1" so that all their WebRTC traffic stays on loopback.
+    rtc_addresses: str = ""
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
     # Public base URL for QR codes and links; empty: derived from the request.

@@ -22,9 +22,10 @@ import collections
 import contextlib
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import aioice.ice
 import av
 import numpy as np
 from aiortc import (
@@ -139,6 +140,19 @@ def ask_for_dtx(answer: str) -> str:
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
     return "\r\n".join(out)
+
+
+def restrict_host_addresses(addresses: Sequence[str]) -> None:
+    """Offer only `addresses` as ICE host candidates, in this whole process.
+
+    aioice has no per-connection setting for this: it asks its module-level
+    `get_host_addresses` for every interface and leaves 127.0.0.1 out. An
+    operator (or a test) that wants WebRTC on chosen addresses only replaces
+    that one function, once, at start-up.
+    """
+    chosen = [a.strip() for a in addresses if a.strip()]
+    if chosen:
+        aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: list(chosen)
 
 
 def rtc_configuration(ice_servers: list[dict] | None) -> RTCConfiguration:

@@ -17,6 +17,8 @@ SCREENS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
 
 BASE_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    # The server offers loopback ICE candidates only (tests/support/server_proc.py).
+    "--allow-loopback-in-peer-connection",
     "--disable-component-update", "--disable-sync", "--no-first-run",
     "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
     "--autoplay-policy=no-user-gesture-required",

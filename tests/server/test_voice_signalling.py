@@ -27,6 +27,9 @@ def _signal(client):
         msg = await client.wait_for(lambda m: m["type"] in ("rtc_answer", "error"), 20,
                                     since=mark)
         assert msg["type"] == "rtc_answer", msg
+        # SUSSURRO_RTC_ADDRESSES=127.0.0.1 (tests/support): the server offers loopback only.
+        candidates = [ln for ln in msg["sdp"].splitlines() if ln.startswith("a=candidate:")]
+        assert candidates and all(" 127.0.0.1 " in ln for ln in candidates), candidates
         return msg["sdp"]
     return signal
 

@@ -37,6 +37,8 @@ RELAXED = {
     "SUSSURRO_LOOKUP_RATE": "100000",
     "SUSSURRO_CREATE_BURST": "100000",
     "SUSSURRO_CREATE_RATE": "100000",
+    # WebRTC host candidates on loopback only: no test traffic on other addresses.
+    "SUSSURRO_RTC_ADDRESSES": "127.0.0.1",
     "SUSSURRO_WS_BURST": "1000",
     "SUSSURRO_WS_RATE": "1000",
 }
