@@ -46,6 +46,8 @@ RELAXED = {  # the room's 16 joins in a few seconds from one address
     "SUSSURRO_LOOKUP_BURST": "1000", "SUSSURRO_LOOKUP_RATE": "1000",
     "SUSSURRO_CREATE_BURST": "1000", "SUSSURRO_CREATE_RATE": "1000",
     "SUSSURRO_WS_BURST": "1000", "SUSSURRO_WS_RATE": "1000",
+    # WebRTC on loopback only (the bots restrict themselves the same way).
+    "SUSSURRO_RTC_ADDRESSES": "127.0.0.1",
 }
 CLICK_EVERY = 25  # frames: a click every 0.5 s
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -149,6 +151,9 @@ def click_latencies(clicker, listener, source, since: float, until: float) -> li
 
 
 async def worker(args: argparse.Namespace) -> dict:
+    from server.rtc import restrict_host_addresses
+
+    restrict_host_addresses(["127.0.0.1"])
     from server.bot import Bot
     from server.client import Client
     from server.rtc_client import Clicks, Silence, Tone
