@@ -251,3 +251,37 @@ def power_cards(options: dict[str, Any], n: int, rng: Any = None) -> list[str]:
     if rng is None:
         return ["?"] * POWER_COUNT[n]
     return sorted(rng.sample(list(POWERS), POWER_COUNT[n]), key=POWERS.index)
+
+
+def catalog() -> dict[str, Any]:
+    """What a client needs to draw the settings form, read from the rules (JSON-able).
+
+    The presets with their limits and defaults, the power names (canonical
+    order), the word categories of every language (id -> display name, never a
+    word) and the timer keys with their bounds and defaults. Served as
+    `GET /api/catalog`, so the web client copies none of it.
+    """
+    from . import words  # the word data is another module's job; imported lazily
+
+    return {
+        "presets": {
+            name: {
+                "lang": p.lang,
+                "max_intrusi": p.max_intrusi,
+                "max_fantasmi": p.max_fantasmi,
+                "powers_allowed": p.powers_allowed,
+                "defaults": default_options(name),
+            }
+            for name, p in PRESETS.items()
+        },
+        "powers": list(POWERS),
+        "langs": list(words.LANGS),
+        "categories": {lang: words.category_names(lang) for lang in words.LANGS},
+        "timers": {
+            "keys": list(TIMER_KEYS),
+            "min": TIMER_MIN,
+            "max": TIMER_MAX,
+            "defaults": dict(DEFAULT_TIMERS),
+        },
+        "players": {"min": MIN_PLAYERS, "max": MAX_PLAYERS},
+    }

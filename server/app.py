@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
+import json
 import logging
 import os
 import time
@@ -23,6 +25,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.presets import catalog
 from server import protocol as P
 from server.codes import normalise_code
 from server.config import Settings
@@ -69,6 +72,10 @@ def create_app(settings: Settings) -> FastAPI:
     misses = KeyedBuckets(settings.lookup_rate, settings.lookup_burst)
     creates = KeyedBuckets(settings.create_rate, settings.create_burst)
     started = time.time()
+    # The rules' catalog (presets, powers, categories, timers) never changes while the
+    # server runs: serialised once, served with an ETag.
+    catalog_body = json.dumps(catalog(), ensure_ascii=False, separators=(",", ":")).encode()
+    catalog_etag = '"' + hashlib.sha256(catalog_body).hexdigest()[:32] + '"'
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -169,6 +176,13 @@ def create_app(settings: Settings) -> FastAPI:
                 title=f"Sussurro {room.code}")
         return Response(out.getvalue(), media_type="image/svg+xml",
                         headers={"Cache-Control": "public, max-age=3600"})
+
+    @app.get("/api/catalog")
+    async def game_catalog(request: Request):
+        headers = {"Cache-Control": "public, max-age=300", "ETag": catalog_etag}
+        if catalog_etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(catalog_body, media_type="application/json", headers=headers)
 
     @app.get("/healthz")
     async def healthz():

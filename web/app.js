@@ -1,4 +1,5 @@
-// Entry: load translations, route (/ or /r/CODE), draw the top bar and the right screen.
+// Entry: load translations and the rules' catalog (GET /api/catalog), route (/ or /r/CODE),
+// draw the top bar and the right screen.
 
 import * as audio from "./js/audio.js";
 import { setMouths } from "./js/avatar.js";
@@ -7,6 +8,7 @@ import { getLang, initialLang, loadAll, onLangChange, setLang, t } from "./js/i1
 import { mountGame } from "./js/screens/game.js";
 import { mountHome } from "./js/screens/home.js";
 import { mountLobby } from "./js/screens/lobby.js";
+import { loadCatalog } from "./js/options.js";
 import * as session from "./js/session.js";
 import { state, subscribe, update } from "./js/state.js";
 import * as storage from "./js/storage.js";
@@ -45,7 +47,7 @@ function render(keys) {
 }
 
 async function boot() {
-  await loadAll();
+  await Promise.all([loadAll(), loadCatalog()]);
   setLang(initialLang(null));
   const bar = topbar(document.getElementById("topbar"));
   const banner = banners(document.getElementById("banners"));

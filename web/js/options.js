@@ -3,17 +3,51 @@
 // eliminated may speak. Editable by the host only; everyone else reads it.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
-import { POWERS } from "./help.js";
+import { has, t } from "./i18n.js";
 
-export const PRESETS = ["intruso", "infiltre", "sosia"];
-const LANGS = ["it", "fr", "en"];
-// Category ids of the word data, shared by every language (game/words/*.json).
-export const CATEGORIES = ["animals", "food", "drinks", "places", "nature", "home", "objects",
-  "clothes", "jobs", "sports", "transport", "body", "arts", "leisure"];
-// Upper bounds per preset (game/presets.py): [intrusi, fantasmi].
-const MAX = { intruso: [4, 2], infiltre: [4, 1], sosia: [4, 0] };
-const TIMERS = ["clue", "debate", "vote", "powers", "guess", "pick"];
+// What the rules allow (presets and their limits, powers, word languages and
+// categories, timer bounds) comes from the server's GET /api/catalog, read once at
+// start-up by loadCatalog(): nothing of game/ is copied here.
+let catalog = { presets: {}, powers: [], langs: [], categories: {}, timers: { keys: [] } };
+/** Preset names, in the server's order (filled by loadCatalog). */
+export let PRESETS = [];
+// Display order of the timer inputs; keys the catalog adds go after these.
+const TIMER_ORDER = ["clue", "debate", "vote", "powers", "guess", "pick"];
+
+/** Fetch the rules' catalog once (app start-up); retries a little, never throws. */
+export async function loadCatalog(tries = 3) {
+  for (let i = 0; i < tries; i++) {
+    try {
+      const res = await fetch("/api/catalog");
+      if (res.ok) {
+        catalog = await res.json();
+        PRESETS = Object.keys(catalog.presets || {});
+        return catalog;
+      }
+    } catch {
+      // network hiccup: try again below
+    }
+    if (i + 1 < tries) await new Promise((ok) => setTimeout(ok, 500 * (i + 1)));
+  }
+  console.warn("sussurro: could not load /api/catalog; the settings form will be incomplete");
+  return catalog;
+}
+
+/** The word categories of a language: [id, label] in the catalog's order. The label is
+ * the word data's own name in that language, else the UI translation, else the id. */
+function categoriesOf(lang) {
+  const names = catalog.categories?.[lang] || Object.values(catalog.categories || {})[0] || {};
+  return Object.keys(names).map((id) => [id, names[id] || uiCategory(id)]);
+}
+
+function uiCategory(id) {
+  return has(`cat.${id}`) ? t(`cat.${id}`) : id;
+}
+
+function timerKeys(timers) {
+  const keys = catalog.timers?.keys || Object.keys(timers);
+  return [...TIMER_ORDER.filter((k) => keys.includes(k)), ...keys.filter((k) => !TIMER_ORDER.includes(k))];
+}
 
 function countSelect(id, label, value, max, disabled, onChange) {
   return h("div", { class: "opt opt-choice" },
@@ -48,9 +82,22 @@ export function settingsForm(settings, editable, send) {
   const preset = settings.preset || "intruso";
   const o = settings.options || {};
   const disabled = !editable;
-  const [maxI, maxF] = MAX[preset] || MAX.intruso;
+  const rules = catalog.presets?.[preset] || Object.values(catalog.presets || {})[0] || {};
+  const maxI = rules.max_intrusi ?? 0;
+  const maxF = rules.max_fantasmi ?? 0;
+  const powersAllowed = rules.powers_allowed !== false;
+  const categories = categoriesOf(o.lang || rules.lang);
+  const catIds = categories.map(([id]) => id);
+  const catLabel = Object.fromEntries(categories);
+  const tmin = catalog.timers?.min ?? null;
+  const tmax = catalog.timers?.max ?? null;
+  // The room's own values stay listed even if the catalog lacks them (it failed to load).
+  const presets = PRESETS.includes(preset) ? PRESETS : [preset, ...PRESETS];
+  const langs = catalog.langs || [];
+  const langList = !o.lang || langs.includes(o.lang) ? langs : [o.lang, ...langs];
   const set = (key, value) => send({ options: { [key]: value } });
   const powersAuto = o.powers === "auto";
+  const powers = catalog.powers?.length ? catalog.powers : Array.isArray(o.powers) ? o.powers : [];
   const cats = Array.isArray(o.categories) ? o.categories : null;
   const timers = o.timers || {};
 
@@ -58,15 +105,15 @@ export function settingsForm(settings, editable, send) {
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-preset" }, t("home.game")),
       h("select", { id: "opt-preset", disabled, onchange: (ev) => send({ preset: ev.target.value, options: {} }) },
-        PRESETS.map((p) => h("option", { value: p, selected: p === preset }, t(`preset.${p}`)))),
+        presets.map((p) => h("option", { value: p, selected: p === preset }, t(`preset.${p}`)))),
       h("small", { class: "hint" }, t(`preset.${preset}.short`))),
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-lang" }, t("opt.lang")),
       h("select", { id: "opt-lang", disabled, onchange: (ev) => set("lang", ev.target.value) },
-        LANGS.map((l) => h("option", { value: l, selected: l === o.lang }, t(`lang.${l}`))))),
+        langList.map((l) => h("option", { value: l, selected: l === o.lang }, t(`lang.${l}`))))),
     countSelect("opt-intrusi", t(`opt.intrusi.${preset}`), o.intrusi, maxI, disabled, (v) => set("intrusi", v)),
     maxF > 0 ? countSelect("opt-fantasmi", t(`opt.fantasmi.${preset}`), o.fantasmi, maxF, disabled, (v) => set("fantasmi", v)) : null,
-    h("fieldset", { class: "opt opt-list" },
+    !powersAllowed ? null : h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.powers")),
       h("div", { class: "row", role: "radiogroup" },
         h("label", { class: "check" }, h("input", {
@@ -78,26 +125,28 @@ export function settingsForm(settings, editable, send) {
           onchange: () => set("powers", []),
         }), t("opt.powers_pick"))),
       powersAuto ? h("small", { class: "hint" }, t("opt.powers_auto_hint"))
-        : checkList("power", POWERS, o.powers || [], (p) => t(`power.${p}`), disabled, (list) => set("powers", list))),
+        : checkList("power", powers, o.powers || [], (p) => t(`power.${p}`), disabled, (list) => set("powers", list))),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.categories")),
       h("label", { class: "check" }, h("input", {
         type: "checkbox", id: "opt-cat-all", checked: cats === null, disabled,
-        onchange: (ev) => set("categories", ev.target.checked ? null : [...CATEGORIES]),
+        onchange: (ev) => set("categories", ev.target.checked ? null : [...catIds]),
       }), t("opt.categories_all")),
       cats === null ? null
-        : checkList("category", CATEGORIES, cats, (c) => t(`cat.${c}`), disabled,
+        : checkList("category", [...catIds, ...cats.filter((c) => !catIds.includes(c))], cats,
+          (c) => catLabel[c] || uiCategory(c), disabled,
           (list) => set("categories", list.length ? list : null))),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.timers")),
-      h("div", { class: "timers" }, TIMERS.map((key) => h("label", { class: "timer", for: `opt-timer-${key}` },
+      h("div", { class: "timers" }, timerKeys(timers).map((key) => h("label", { class: "timer", for: `opt-timer-${key}` },
         h("span", {}, t(`opt.timer.${key}`)),
         h("input", {
-          id: `opt-timer-${key}`, type: "number", min: 5, max: 1800, step: 5, inputmode: "numeric",
+          id: `opt-timer-${key}`, type: "number", min: tmin, max: tmax, step: 5, inputmode: "numeric",
           value: timers[key] ?? "", disabled,
           onchange: (ev) => {
             const n = Math.round(Number(ev.target.value));
-            if (Number.isFinite(n) && n >= 5 && n <= 1800) set("timers", { ...timers, [key]: n });
+            const inRange = (tmin === null || n >= tmin) && (tmax === null || n <= tmax);
+            if (Number.isFinite(n) && inRange) set("timers", { ...timers, [key]: n });
           },
         }))))),
     h("label", { class: "opt opt-bool", for: "opt-eliminated-speak" },
