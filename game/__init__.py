@@ -8,7 +8,7 @@ held in the state.
 
 from .errors import GameError
 from .policy import AudioPolicy, audio_policy
-from .presets import PRESETS, default_options, validate_options
+from .presets import PRESETS, catalog, default_options, validate_options
 from .replay import replay
 from .state import GameState, state_bytes
 from .undercover import apply, draw_pair, new_game, next_deadline, tick
@@ -18,6 +18,7 @@ __all__ = [
     "GameError",
     "GameState",
     "PRESETS",
+    "catalog",
     "default_options",
     "validate_options",
     "new_game",
