@@ -51,6 +51,7 @@ SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
 DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
 DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
+_SILENCE = object()  # the grouping key of every silent mix
 
 
 def routing_from_policy(policy) -> Routing:
@@ -274,22 +275,23 @@ class RoomVoice:
         The mixer shares one array between listeners with the same routing;
         listeners with different routings can still get the same samples (most
         often silence, or the one voice heard by everybody but its speaker),
-        so arrays are also compared by content: a hash of their bytes, then an
-        exact comparison.
+        so arrays are also compared by content: their bytes.
         """
         by_id: dict[int, tuple[np.ndarray, list[str]]] = {}
         for pid, mix in mixes.items():
             if pid in self._peers:
                 by_id.setdefault(id(mix), (mix, []))[1].append(pid)
+        # Keyed by the samples' bytes: the dict hashes them once and compares
+        # them with memcmp on a hash match, far cheaper than np.array_equal.
         by_content: dict[object, tuple[np.ndarray, list[str], bool]] = {}
         for mix, pids in by_id.values():
             silent = not mix.any()
-            key: object = "silence" if silent else hash(mix.tobytes())
+            key: object = _SILENCE if silent else mix.tobytes()
             same = by_content.get(key)
-            if same is not None and (silent or np.array_equal(same[0], mix)):
+            if same is not None:
                 same[1].extend(pids)
             else:
-                by_content[key if same is None else (key, id(mix))] = (mix, list(pids), silent)
+                by_content[key] = (mix, list(pids), silent)
         return list(by_content.values())
 
     def _step(self) -> None:
