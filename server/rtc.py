@@ -26,6 +26,7 @@ import contextlib
 import logging
 import re
 import struct
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -39,7 +40,6 @@ from aiortc import (
     RTCRtpCodecCapability,
     RTCSessionDescription,
 )
-from aiortc import clock as rtc_clock
 from aiortc.codecs.opus import OpusDecoder as AiortcOpusDecoder
 from aiortc.jitterbuffer import JitterBuffer, JitterFrame
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
@@ -60,6 +60,7 @@ NEGOTIATION_TIMEOUT = 10.0
 # (4) adds 80 ms; 0 hands packets straight to the decoder, since the mixer's
 # per-speaker jitter queue already absorbs arrival jitter (see set_jitter).
 JITTER_PREFETCH = 0
+NTP_EPOCH_OFFSET = 2_208_988_800  # seconds from 1900 (NTP) to 1970 (Unix)
 SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
@@ -267,12 +268,18 @@ class DirectRtp:
         self._seq = (self._seq + 1) & 0xFFFF
         self.sent += 1
         # what aiortc's RTCP sender reports (sender report) and its stats read
-        sender._RTCRtpSender__ntp_timestamp = rtc_clock.current_ntp_time()
+        sender._RTCRtpSender__ntp_timestamp = _ntp_now()
         sender._RTCRtpSender__rtp_timestamp = rtp_ts
         sender._RTCRtpSender__octet_count += len(payload)
         sender._RTCRtpSender__packet_count += 1
         dtls._RTCDtlsTransport__tx_bytes += len(data)
         dtls._RTCDtlsTransport__tx_packets += 1
+
+
+def _ntp_now() -> int:
+    """aiortc's `clock.current_ntp_time()` (64-bit NTP time), from `time.time()`."""
+    t = time.time()
+    return ((int(t) + NTP_EPOCH_OFFSET) << 32) | int((t % 1.0) * 4294967296)
 
 
 _SENDER_PRIVATES = ("_RTCRtpSender__rtp_started", "_RTCRtpSender__rtp_exited",
