@@ -40,7 +40,7 @@ from audio import CueBank, FrameClock, RoomMixer, Routing
 from server.opus import OpusEncoder, OpusSettings
 from server.rtc import Peer, VoiceError, open_peer
 
-__all__ = ["RoomVoice", "VoiceError", "routing_from_policy"]
+__all__ = ["RoomVoice", "VoiceError"]
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +52,6 @@ DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhy
 DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
 _SILENCE = object()  # the grouping key of every silent mix
-
-
-def routing_from_policy(policy) -> Routing:
-    """`game.AudioPolicy` -> `audio.Routing` (drunk voices become the "drunk" effect)."""
-    return Routing.from_policy(policy)
 
 
 class _Encoder:

@@ -38,9 +38,7 @@ def routing(public: Iterable[str], policy: Any = None) -> Any:
 
     if policy is None:
         return Routing(public=frozenset(public))
-    return Routing(public=frozenset(policy.public), channels=tuple(policy.channels),
-                   whisper={s: frozenset(d) for s, d in dict(policy.whisper).items()},
-                   effects={s: "drunk" for s in policy.drunk}, floor=policy.floor)
+    return Routing.from_policy(policy)
 
 
 class VoiceLink:
