@@ -149,3 +149,19 @@ def join_room(server, player: Player, code: str, *, by: str = "link", query: str
     player.page.fill("#name", player.name)
     player.page.click("#join-btn")
     player.page.wait_for_selector("#room-code")
+
+
+def seat_text_only(server, players: list[Player]) -> str:
+    """The first player creates a room, the others join by link, all skip the mic.
+
+    Returns the room code once the host sees every seat taken.
+    """
+    host = players[0]
+    code = create_room(server, host)
+    for p in players[1:]:
+        join_room(server, p, code)
+    for p in players:
+        p.page.click("#mic-skip")
+    wait_until(lambda: host.page.locator(".player-row").count() == len(players),
+               what=f"{len(players)} seated")
+    return code

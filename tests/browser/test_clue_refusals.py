@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import create_room, i18n, join_room, launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, seat_text_only, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,13 +32,8 @@ def refusal(player, text, lang, code):
 
 def test_refused_clues_are_explained_in_italian_french_and_english(server, trio):
     host, *others = trio
-    code = create_room(server, host)
-    host.page.click("#mic-skip")
-    for p in others:
-        join_room(server, p, code)
-        p.page.click("#mic-skip")
+    seat_text_only(server, trio)
     assert host.page.is_visible(".mic-skipped")
-    wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")
     # The host hands the room over; the new host runs the settings and the start.
     old_host = host
     vera = others[0]

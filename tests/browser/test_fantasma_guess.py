@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import create_room, i18n, join_room, launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, seat_text_only, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -16,12 +16,7 @@ def test_the_voted_out_fantasma_guesses_the_word_and_wins_alone(server, pw, tmp_
     trio = [launch_player(pw, tmp_path, name, 0, mic="missing") for name in ("Ivo", "Lia", "Max")]
     try:
         host = trio[0]
-        code = create_room(server, host)
-        for p in trio[1:]:
-            join_room(server, p, code)
-        for p in trio:
-            p.page.click("#mic-skip")
-        wait_until(lambda: host.page.locator(".player-row").count() == 3, what="three seated")
+        seat_text_only(server, trio)
         # One Fantasma, no Intruso, no powers.
         host.page.select_option("#opt-intrusi", "0")
         wait_until(lambda: host.state("s.room.settings.options.intrusi") == 0, what="no intrusi")

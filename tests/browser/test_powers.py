@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import create_room, join_room, launch_player, wait_until
+from tests.browser.harness import launch_player, seat_text_only, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,12 +29,7 @@ def tap(player, pid):
 
 def test_power_cards_runoff_and_a_second_tie(server, four):
     host = four[0]
-    code = create_room(server, host)
-    for p in four[1:]:
-        join_room(server, p, code)
-    for p in four:
-        p.page.click("#mic-skip")
-    wait_until(lambda: host.page.locator(".player-row").count() == 4, what="four seated")
+    seat_text_only(server, four)
     host.page.click("#opt-powers-pick")
     wait_until(lambda: host.state("s.room.settings.options.powers.length === 0"), what="powers picked")
     for power in POWERS:
