@@ -52,8 +52,7 @@ from typing import Any
 import httpx
 import websockets
 
-MADE_UP_WORDS = ("zorp", "blimble", "quaxo", "frindle", "mozzo", "trebb", "snarv", "plinko")
-EMOJI = ("🐱", "🌊", "🔥", "🎈", "🍕", "🌙", "⚡", "🎲")
+from game.simulate import nonsense, random_clue
 
 
 class HttpError(Exception):
@@ -262,9 +261,9 @@ def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str
         if len(others) >= 2:
             return {"type": "intoxicate", "targets": rng.sample(others, 2)}
     if "clue" in can:
-        return {"type": "clue", "text": _clue(view, rng)}
+        return {"type": "clue", "text": random_clue(rng, view)}
     if "guess" in can:
-        return {"type": "guess", "word": rng.choice(MADE_UP_WORDS)}
+        return {"type": "guess", "word": nonsense(rng)}
     if "avenge" in can:
         pool = candidates or living
         return {"type": "avenge", "target": rng.choice(pool)} if pool else None
@@ -279,17 +278,6 @@ def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str
         pool = candidates or living
         return {"type": "vote", "target": rng.choice(pool)} if pool else None
     return None
-
-
-def _clue(view: dict[str, Any], rng: random.Random) -> str:
-    power = (view.get("me") or {}).get("power")
-    if power == "muto":
-        return rng.choice(EMOJI)
-    if power == "pappagallo":
-        given = [c for c in view.get("clues") or [] if not c.get("skipped") and c.get("text")]
-        if given:
-            return given[-1]["text"].split()[0]
-    return rng.choice(MADE_UP_WORDS)
 
 
 async def play(client: Client, rng: random.Random | None = None, timeout: float = 120.0,
