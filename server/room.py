@@ -29,7 +29,16 @@ from server.codes import hash_token, new_seed, new_token
 from server.config import Settings
 from server.connection import Connection
 from server.cues import cues_for
-from server.seats import IN_ROOM, KICKED, LEFT, Member, RoomError, clean_name, pick_color
+from server.seats import (
+    IN_ROOM,
+    KICKED,
+    LEFT,
+    Member,
+    RoomError,
+    clean_name,
+    name_key,
+    pick_color,
+)
 from server.store import ActionRow, GameRow, PlayerRow, Store
 from server.voicelink import VoiceLink, routing
 
@@ -210,7 +219,7 @@ class Room:
         if len(self.members) >= self.settings.max_players:
             raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
         name = clean_name(name)
-        if any(m.name.casefold() == name.casefold() for m in self.members.values()):
+        if any(name_key(m.name) == name_key(name) for m in self.members.values()):
             raise RoomError(409, "name_taken", "someone in the room already has that name")
         color = pick_color(color, {m.color for m in self.members.values()}, self.next_seat)
         now = self.now()

@@ -55,6 +55,11 @@ def clean_name(name: str) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """The form two names are compared in: names with the same key are the same seat name."""
+    return name.casefold()
+
+
 def pick_color(wanted: str | None, used: set[str], seat: int) -> str:
     """The colour asked for (#rrggbb), else the first palette colour nobody uses."""
     if wanted is not None:

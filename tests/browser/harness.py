@@ -125,9 +125,14 @@ def wait_until(fn, timeout: float = 15.0, step: float = 0.1, what: str = "condit
 
 
 def i18n(lang: str) -> dict[str, str]:
-    """The web client's dictionary for `lang` (what a player reads on screen)."""
-    path = Path(__file__).resolve().parents[2] / "web" / "i18n" / f"{lang}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The web client's dictionary for `lang` (what a player reads on screen):
+    the core file and every area's file, merged as web/js/i18n.js does."""
+    folder = Path(__file__).resolve().parents[2] / "web" / "i18n"
+    areas = json.loads((folder / "areas.json").read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for name in [lang, *(f"{a}.{lang}" for a in areas)]:
+        out.update(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
+    return out
 
 
 def create_room(server, player: Player, query: str = "") -> str:

@@ -14,8 +14,25 @@ WEB = ROOT / "web"
 LANGS = ("it", "fr", "en")
 
 
+def areas():
+    return json.loads((WEB / "i18n" / "areas.json").read_text(encoding="utf-8"))
+
+
 def load(lang):
-    return json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    """The core dictionary merged with every area's (web/js/i18n.js does the same)."""
+    out = {}
+    for name in [lang, *(f"{a}.{lang}" for a in areas())]:
+        part = json.loads((WEB / "i18n" / f"{name}.json").read_text(encoding="utf-8"))
+        clash = sorted(set(out) & set(part))
+        assert not clash, f"{name}.json repeats keys of another file: {clash[:5]}"
+        out.update(part)
+    return out
+
+
+def test_every_area_has_a_file_per_language():
+    for area in areas():
+        for lang in LANGS:
+            assert (WEB / "i18n" / f"{area}.{lang}.json").is_file(), (area, lang)
 
 
 def contract_error_codes():

@@ -7,11 +7,22 @@ const dicts = {};
 let current = "it";
 const listeners = new Set();
 
-/** Load the three dictionaries once (they are small and the picker switches instantly). */
+async function getJson(url) {
+  const res = await fetch(url);
+  return res.json();
+}
+
+/** Load the three dictionaries once (they are small and the picker switches instantly).
+ *  Each language is the core file `i18n/LANG.json` plus one file per area listed in
+ *  `i18n/areas.json` (`i18n/AREA.LANG.json`), so each game's strings live apart. */
 export async function loadAll() {
+  const areas = await getJson("/static/i18n/areas.json");
   await Promise.all(LANGS.map(async (l) => {
-    const res = await fetch(`/static/i18n/${l}.json`);
-    dicts[l] = await res.json();
+    const parts = await Promise.all([
+      getJson(`/static/i18n/${l}.json`),
+      ...areas.map((a) => getJson(`/static/i18n/${a}.${l}.json`)),
+    ]);
+    dicts[l] = Object.assign({}, ...parts);
   }));
 }
 
