@@ -215,8 +215,12 @@ def team_counts(p: Preset, options: dict[str, Any], n: int) -> tuple[int, int]:
         t_intrusi, t_fantasmi = min(p.max_intrusi, t_intrusi + t_fantasmi), 0
     fantasmi = options["fantasmi"]
     intrusi = options["intrusi"]
-    fantasmi = min(t_fantasmi, p.max_fantasmi) if fantasmi == "auto" else fantasmi
     most = (n - 1) // 2  # largest infiltrator total with Civili still outnumbering them
+    if fantasmi == "auto":
+        # The auto part is the table's, trimmed so the Civili still outnumber the
+        # infiltrators: it gives way to a number the host set for the Intrusi.
+        room = most if intrusi == "auto" else max(0, most - intrusi)
+        fantasmi = min(t_fantasmi, p.max_fantasmi, room)
     if fantasmi > most:
         raise GameError(
             "too_many_infiltrators", "too many Fantasmi for this table", most=most, n=n

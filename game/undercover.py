@@ -295,7 +295,13 @@ def _next_turn(s: GameState, t: float, events: Events) -> None:
 
 
 def _swap(s: GameState, pl: Player, target: Any, events: Events) -> None:
-    """Sabotatore, once per game: words swap, teams follow the words, both see their new word."""
+    """Sabotatore, once per game: words swap, teams follow the words, both see their new word.
+
+    Any other living player may be chosen and the card is used whatever happens: a
+    target without a word (the Fantasma) keeps none and the Sabotatore keeps his, so
+    his screen looks just as after swapping two equal words. A refusal would tell him
+    who the Fantasma is (docs/rules.md).
+    """
     if pl.power != "sabotatore":
         raise GameError("not_allowed", "only the Sabotatore swaps words")
     if s.swap_used:
@@ -303,10 +309,9 @@ def _swap(s: GameState, pl: Player, target: Any, events: Events) -> None:
     other = _living_target(s, target)
     if other.id == pl.id:
         raise GameError("not_allowed", "swap with another player")
-    if other.word is None:
-        raise GameError("not_allowed", "that player has no word", target=other.id)
-    pl.word, other.word = other.word, pl.word
-    pl.role, other.role = other.role, pl.role
+    if other.word is not None:
+        pl.word, other.word = other.word, pl.word
+        pl.role, other.role = other.role, pl.role
     s.swap_used = True
     pl.known.append({"player": other.id, "fact": "swapped_with"})
     other.known.append({"player": None, "fact": "word_swapped"})
@@ -352,13 +357,15 @@ def _close_ballot(s: GameState, t: float, events: Events) -> None:
     tally = Counter(s.votes.values())
     s.last_tally = {c: tally.get(c, 0) for c in s.candidates}
     events.append({"type": "vote_closed", "tally": dict(s.last_tally)})
-    if not s.votes:
+    if not s.votes and s.phase == "vote":
         # Nobody voted (everyone abstained): nobody was designated.
         events.append({"type": "no_elimination", "why": "no_votes"})
         _resolve(s, t, events)
         return
-    top = max(tally.values())
-    tied = [c for c in s.candidates if tally.get(c, 0) == top]
+    # In a revote nobody voting leaves the tie standing: every candidate is still tied
+    # and what follows a tie after the revote applies (RULES.md).
+    top = max(s.last_tally.values())
+    tied = [c for c in s.candidates if s.last_tally[c] == top]
     if len(tied) == 1:
         _eliminate(s, tied[0], "vote", t, events)
     elif s.phase == "vote":

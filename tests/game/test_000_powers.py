@@ -282,11 +282,31 @@ def test_000_s7_sabotatore_swaps_words_once_and_teams_follow():
     assert g.s.outcome == "civili" and "p5" in g.s.winners and "p0" not in g.s.winners
 
 
-def test_000_s7_sabotatore_only_during_a_debate_with_a_worded_player():
+def test_000_s7_sabotatore_only_during_a_debate():
     g = Play(start(n=7, roles={"p5": "intruso", "p6": "fantasma"}, powers={"p0": "sabotatore"}))
     g.fail("p0", "wrong_phase", type="swap", target="p5")
     g.clues()
-    g.fail("p0", "not_allowed", type="swap", target="p6")  # the Fantasma has no word
+    g.act("p0", type="swap", target="p5")
+
+
+def test_choice_sabotatore_aimed_at_the_fantasma_uses_the_card_and_reveals_nothing():
+    """Choice (docs/rules.md, issue 8): the swap needs a worded player, but choosing the
+    wordless Fantasma is not refused (a refusal would name him): the card is used, nothing
+    changes, and the Sabotatore's screen is the one of a swap of two equal words."""
+    fantasma = Play(start(n=7, roles={"p5": "intruso", "p6": "fantasma"},
+                          powers={"p0": "sabotatore"}))
+    twin = Play(start(n=7, roles={"p5": "intruso", "p4": "fantasma"},
+                      powers={"p0": "sabotatore"}))  # p6 is a Civile with p0's word
+    for g in (fantasma, twin):
+        g.clues()
+    assert fantasma.view("p0") == twin.view("p0")
+    for g in (fantasma, twin):
+        g.act("p0", type="swap", target="p6")
+    assert fantasma.view("p0") == twin.view("p0")
+    assert fantasma.view("p0")["me"]["word"] == fantasma.s.word_civili
+    assert fantasma.s.player("p6").word is None and fantasma.s.player("p6").role == "fantasma"
+    assert fantasma.view("p6")["me"]["known"] == [{"player": None, "fact": "word_swapped"}]
+    fantasma.fail("p0", "already_used", type="swap", target="p5")
 
 
 def test_000_s7_sabotatore_needs_a_living_target():

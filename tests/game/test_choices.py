@@ -100,3 +100,49 @@ def test_choice_skipped_turn_does_not_count_for_the_pappagallo():
     g.timeout()  # second skips
     g.act("p1", type="clue", text="quamvex plonk")  # repeats the last clue actually given
     assert g.s.clues[1].skipped and g.s.clues[1].player == second
+
+
+def test_choice_host_count_with_the_other_on_auto_trims_the_auto_part():
+    """docs/rules.md (issue 8): 'auto' for one count and a number for the other: the auto
+    part is the table's, trimmed so the Civili still outnumber the infiltrators."""
+    from game.presets import PRESETS, team_counts, validate_options
+
+    opts = validate_options("intruso", {"intrusi": 2, "fantasmi": "auto"}, 5)
+    assert team_counts(PRESETS["intruso"], opts, 5) == (2, 0)   # the table says 1 Fantasma
+    s = new_game("intruso", {"intrusi": 2, "fantasmi": "auto", "powers": []}, 1, players(5), 0)
+    roles = [pl.role for pl in s.players]
+    assert roles.count("intruso") == 2 and roles.count("civile") == 3
+    # With room left, the auto part is the table's: 1 Intruso set, 1 Fantasma from the table.
+    assert team_counts(PRESETS["intruso"], validate_options(
+        "intruso", {"intrusi": 1, "fantasmi": "auto"}, 5), 5) == (1, 1)
+    # A host count that alone does not fit is still refused.
+    import pytest
+
+    from game import GameError
+    with pytest.raises(GameError) as err:
+        validate_options("intruso", {"intrusi": 3, "fantasmi": "auto"}, 5)
+    assert err.value.code == "too_many_infiltrators"
+
+
+def _revote_nobody_votes(preset, powers=None):
+    g = Play(start(preset, n=6, roles={"p5": "intruso"}, powers=powers or {}))
+    g.to_vote()
+    g.votes({"p0": "p1", "p1": "p2", "p2": "p1", "p3": "p2", "p4": "p1", "p5": "p2"})
+    assert g.s.phase == "revote" and g.s.candidates == ["p1", "p2"]
+    g.timeout()   # nobody votes in the revote
+    return g
+
+
+def test_choice_revote_in_which_nobody_votes_leaves_the_tie_standing():
+    """RULES.md (issue 8): a revote in which nobody votes leaves the tie standing: the
+    Giudice decides; Infiltré draws; Intruso eliminates nobody."""
+    g = _revote_nobody_votes("intruso", {"p3": "giudice"})
+    assert g.s.phase == "judge" and g.s.candidates == ["p1", "p2"] and g.s.acting == "p3"
+    g.act("p3", type="judge", target="p2")
+    assert not g.s.player("p2").alive
+    g = _revote_nobody_votes("infiltre")
+    out = [pl.id for pl in g.s.players if not pl.alive]
+    assert len(out) == 1 and out[0] in ("p1", "p2")
+    g = _revote_nobody_votes("intruso")
+    assert all(pl.alive for pl in g.s.players) and g.s.phase == "clues"
+    assert {"type": "no_elimination", "why": "tie"} in g.events
