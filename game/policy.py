@@ -1,18 +1,24 @@
-"""Who may be heard by whom right now, as plain data (`AudioPolicy`).
+"""Who may be heard by whom right now, as plain data: `AudioPolicy`.
 
-- Public: every living player, except the Muto during the clues; the
-  eliminated are muted unless the room lets them speak; at `over` everyone.
-- Whispers: during the debate only, any living player to any other living one.
-- Drunk: the Ubriacone's two victims, for the whole game once chosen.
-- Mouths: everybody who may speak or whisper.
+Every engine's `audio_policy(state)` returns one; the server hands it to the
+mixer (audio.Routing.from_policy) and never decides these things itself.
+
+- `public`: heard by every listener (already without the muted);
+- `channels`: groups whose members hear each other and nobody else does
+  (werewolves at night); a member also sees the others' mouths;
+- `whisper`: who may whisper to whom right now (speaker -> allowed targets);
+- `drunk`: speakers heard through the drunk-voice effect;
+- `floor`: when set, the only public speaker (a called turn, a defence);
+- `mouths`: speakers whose mouths everybody may see move (public speakers and
+  whisperers: a whisper is heard by one, seen by all);
+- `muted`: player -> why their mic is shut (`muto`, `eliminated`, `night`, ...),
+  for their own screen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-from .state import GameState
 
 
 @dataclass(frozen=True)
@@ -26,39 +32,3 @@ class AudioPolicy:
     floor: str | None = None
     mouths: frozenset[str] = frozenset()
     muted: Mapping[str, str] = field(default_factory=dict)
-
-
-def audio_policy(state: GameState) -> AudioPolicy:
-    """The audio routing the rules allow in the current phase."""
-    s = state
-    everyone = [pl.id for pl in s.players]
-    living = [pl.id for pl in s.players if pl.alive]
-    muted: dict[str, str] = {}
-    if s.phase == "over":
-        public = set(everyone)
-    else:
-        public = set(living)
-        if not s.options.get("eliminated_speak", False):
-            for pl in s.players:
-                if not pl.alive:
-                    muted[pl.id] = "eliminated"
-        else:
-            public.update(everyone)
-        if s.phase == "clues":
-            for pl in s.players:
-                if pl.alive and pl.power == "muto":
-                    muted[pl.id] = "muto"
-        public -= set(muted)
-    whisper: dict[str, frozenset[str]] = {}
-    if s.phase == "debate":
-        for pid in living:
-            whisper[pid] = frozenset(x for x in living if x != pid)
-    return AudioPolicy(
-        public=frozenset(public),
-        channels=(),
-        whisper=whisper,
-        drunk=frozenset(s.drunk),
-        floor=None,
-        mouths=frozenset(public | set(whisper)),
-        muted=muted,
-    )

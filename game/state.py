@@ -1,154 +1,16 @@
-"""The whole state of an undercover game as plain dataclasses.
+"""What every engine's state shares: canonical bytes for replays.
 
-Everything a game is lives here: players in seat order, their roles, words and
-powers, the phase and its deadline, the clue board, the ballots, the
-eliminations, the chained effects still to resolve, and the one seeded random
-generator. `state_bytes` turns it into canonical bytes so two games can be
-compared byte for byte (replays).
+Each engine keeps its whole state as plain dataclasses (its own `state.py`),
+with the one seeded random generator inside. `state_bytes` turns any of them
+into canonical bytes, so two games can be compared byte for byte.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import random
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import fields, is_dataclass
 from typing import Any
-
-CIVILE = "civile"
-INTRUSO = "intruso"
-FANTASMA = "fantasma"
-ROLES = (CIVILE, INTRUSO, FANTASMA)
-
-POWERS = (
-    "muto",
-    "pappagallo",
-    "buffone",
-    "gemelli",
-    "vendicatore",
-    "giudice",
-    "spia",
-    "cupido",
-    "ubriacone",
-    "sabotatore",
-)
-
-PHASES = ("powers", "clues", "debate", "vote", "revote", "judge", "avenge", "guess", "over")
-
-
-@dataclass
-class Player:
-    """One seat. `role` is the player's current team: it follows the word (Sabotatore)."""
-
-    id: str
-    name: str
-    role: str = CIVILE
-    word: str | None = None
-    power: str | None = None
-    alive: bool = True
-    revealed_role: str | None = None
-    # Private facts this player was shown: {"player": id | None, "fact": str}.
-    known: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Clue:
-    """One entry of the clue board; a timed-out turn is kept as `skipped`."""
-
-    round: int
-    player: str
-    text: str
-    skipped: bool = False
-
-
-@dataclass(frozen=True)
-class Elimination:
-    """A player out of the game; `role` is what was revealed (never the word)."""
-
-    player: str
-    role: str
-    round: int
-    cause: str  # vote | cupid | avenger
-    session: int  # which vote session (1 = the very first vote of the game)
-
-
-@dataclass
-class GameState:
-    """An undercover game (Intruso, Infiltré, Sosia)."""
-
-    preset: str
-    options: dict[str, Any]
-    seed: int
-    players: list[Player]
-    rng: random.Random
-    game: str = "undercover"
-    word_civili: str = ""
-    word_intrusi: str = ""
-    category: str = ""
-    phase: str = "powers"
-    round: int = 0
-    phase_started: float = 0.0
-    deadline: float | None = None
-    order: list[str] = field(default_factory=list)
-    turn_index: int = 0
-    clues: list[Clue] = field(default_factory=list)
-    ready: list[str] = field(default_factory=list)
-    votes: dict[str, str] = field(default_factory=dict)
-    candidates: list[str] = field(default_factory=list)
-    vote_session: int = 0  # ballots sessions opened so far (vote + its revote/judge)
-    last_tally: dict[str, int] | None = None  # counts of the last closed ballot (public)
-    eliminations: list[Elimination] = field(default_factory=list)
-    # Chained effects still to resolve, in order: {"do": "eliminate"|"guess"|"avenge"|"check", ...}
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    acting: str | None = None  # who must act in judge / avenge / guess
-    powers_waiting: list[str] = field(default_factory=list)  # start choices still open
-    cupid: list[str] = field(default_factory=list)  # [cupido, bound] once bound
-    drunk: list[str] = field(default_factory=list)  # the Ubriacone's two victims
-    swap_used: bool = False
-    outcome: str | None = None  # civili | infiltrati | fantasma | buffone
-    winners: list[str] = field(default_factory=list)
-    guesses: list[dict[str, Any]] = field(default_factory=list)
-
-    def clone(self) -> GameState:
-        """A copy that shares nothing mutable with this state (a fast deep copy).
-
-        Clues and eliminations are frozen and the options are never changed
-        after validation, so those are shared.
-        """
-        new = copy.copy(self)
-        new.players = [replace(p, known=[dict(k) for k in p.known]) for p in self.players]
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
-        new.order = list(self.order)
-        new.clues = list(self.clues)
-        new.ready = list(self.ready)
-        new.votes = dict(self.votes)
-        new.candidates = list(self.candidates)
-        new.last_tally = dict(self.last_tally) if self.last_tally is not None else None
-        new.eliminations = list(self.eliminations)
-        new.pending = [dict(x) for x in self.pending]
-        new.powers_waiting = list(self.powers_waiting)
-        new.cupid = list(self.cupid)
-        new.drunk = list(self.drunk)
-        new.winners = list(self.winners)
-        new.guesses = [dict(g) for g in self.guesses]
-        return new
-
-    def player(self, pid: str) -> Player:
-        """The player with id `pid` (KeyError if absent)."""
-        for p in self.players:
-            if p.id == pid:
-                return p
-        raise KeyError(pid)
-
-    def has(self, pid: str) -> bool:
-        return any(p.id == pid for p in self.players)
-
-    def living(self) -> list[Player]:
-        return [p for p in self.players if p.alive]
-
-    def living_ids(self) -> list[str]:
-        return [p.id for p in self.players if p.alive]
 
 
 def to_data(obj: Any) -> Any:
@@ -165,6 +27,13 @@ def to_data(obj: Any) -> Any:
     return obj
 
 
-def state_bytes(state: GameState) -> bytes:
+def state_bytes(state: Any) -> bytes:
     """Canonical bytes of the whole state, RNG included: equal bytes, equal games."""
     return json.dumps(to_data(state), sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def copy_rng(rng: random.Random) -> random.Random:
+    """An independent generator in the same state."""
+    new = random.Random()
+    new.setstate(rng.getstate())
+    return new

@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.presets import catalog
+from game import catalog
 from server import protocol as P
 from server.codes import normalise_code
 from server.config import Settings

@@ -8,6 +8,8 @@ docs/protocol.md is the reference for every message, both directions.
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -58,60 +60,44 @@ PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
 Ref = Annotated[str | int | None, Field(default=None)]
 
 
-# Actions (docs/contracts.md's table): the shape only; legality is the game's.
-
-class BindAction(_Model):
-    type: Literal["bind"]
-    target: PlayerId
-
-
-class IntoxicateAction(_Model):
-    type: Literal["intoxicate"]
-    targets: Annotated[list[PlayerId], Field(min_length=2, max_length=2)]
+# Actions: the shape only, the same for every game. Which types exist, when and by whom,
+# and what their fields mean is the game core's to say (game.apply refuses the rest with
+# `bad_action`, `wrong_phase`, ...): the server knows no game's action names.
+ACTION_KEY = re.compile(r"[a-z][a-z_]{0,23}")
+MAX_ACTION_FIELDS = 8
+MAX_ACTION_TEXT = 200
+MAX_ACTION_LIST = 16
 
 
-class ClueAction(_Model):
-    type: Literal["clue"]
-    text: Annotated[str, Field(max_length=200)]
+def check_action(action: Any) -> dict[str, Any]:
+    """A game action as the core takes it: {"type": name, field: value, ...}.
 
-
-class ReadyAction(_Model):
-    type: Literal["ready"]
-
-
-class SwapAction(_Model):
-    type: Literal["swap"]
-    target: PlayerId
-
-
-class VoteAction(_Model):
-    type: Literal["vote"]
-    target: PlayerId
-
-
-class JudgeAction(_Model):
-    type: Literal["judge"]
-    target: PlayerId
-
-
-class AvengeAction(_Model):
-    type: Literal["avenge"]
-    target: PlayerId
-
-
-class GuessAction(_Model):
-    type: Literal["guess"]
-    word: Annotated[str, Field(max_length=100)]
-
-
-Action = Annotated[
-    BindAction | IntoxicateAction | ClueAction | ReadyAction | SwapAction | VoteAction
-    | JudgeAction | AvengeAction | GuessAction,
-    Field(discriminator="type"),
-]
-ACTION_TYPES = frozenset(
-    {"bind", "intoxicate", "clue", "ready", "swap", "vote", "judge", "avenge", "guess"}
-)
+    Field names are short snake_case words; values are short strings, whole or
+    finite numbers, booleans, null, or short lists of strings and numbers.
+    Raises ValueError with the first problem.
+    """
+    if not isinstance(action, dict):
+        raise ValueError("action: an object with a 'type'")
+    if len(action) > MAX_ACTION_FIELDS:
+        raise ValueError(f"action: at most {MAX_ACTION_FIELDS} fields")
+    if not isinstance(action.get("type"), str) or not ACTION_KEY.fullmatch(action["type"]):
+        raise ValueError("action.type: a short snake_case name")
+    for key, value in action.items():
+        if not isinstance(key, str) or not ACTION_KEY.fullmatch(key):
+            raise ValueError("action: field names are short snake_case words")
+        items = value if isinstance(value, list) else [value]
+        if isinstance(value, list) and len(value) > MAX_ACTION_LIST:
+            raise ValueError(f"action.{key}: at most {MAX_ACTION_LIST} items")
+        for item in items:
+            if isinstance(item, list) or isinstance(item, dict):
+                raise ValueError(f"action.{key}: no nested objects or lists")
+            if isinstance(item, str) and len(item) > MAX_ACTION_TEXT:
+                raise ValueError(f"action.{key}: at most {MAX_ACTION_TEXT} characters")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(f"action.{key}: not a finite number")
+            if item is not None and not isinstance(item, (str, int, float, bool)):
+                raise ValueError(f"action.{key}: not a JSON scalar")
+    return action
 
 
 # Client -> server messages.
@@ -157,7 +143,7 @@ class Rematch(_Model):
 class ActionMsg(_Model):
     type: Literal["action"]
     ref: Ref = None
-    action: Action
+    action: dict[str, Any]
 
 
 class WhisperStart(_Model):
@@ -233,11 +219,11 @@ def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
         raise ProtocolError(BAD_MESSAGE, "missing or non-string 'type'", ref)
     if kind not in CLIENT_TYPES:
         raise ProtocolError(UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", ref)
-    if kind == "action":
-        action = data.get("action")
-        if isinstance(action, dict) and isinstance(action.get("type"), str) \
-                and action["type"] not in ACTION_TYPES:
-            raise ProtocolError(BAD_MESSAGE, f"unknown action type {action['type'][:40]!r}", ref)
+    if kind == "action" and "action" in data:
+        try:
+            check_action(data["action"])
+        except ValueError as exc:
+            raise ProtocolError(BAD_MESSAGE, str(exc), ref) from None
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
@@ -253,7 +239,7 @@ def _describe(exc: ValidationError) -> str:
 
 def action_dict(msg: ActionMsg) -> dict[str, Any]:
     """The action as the plain dict game.apply takes (and the log stores)."""
-    return msg.action.model_dump()
+    return dict(msg.action)
 
 
 def error(code: str, message: str = "", ref: Any = None, detail: Any = None) -> dict[str, Any]:

@@ -28,7 +28,6 @@ from server import protocol as P
 from server.codes import hash_token, new_seed, new_token
 from server.config import Settings
 from server.connection import Connection
-from server.cues import cues_for
 from server.seats import (
     IN_ROOM,
     KICKED,
@@ -65,7 +64,7 @@ class Room:
         self.created = clock()
         self.last_activity = self.created
         self.next_seat = 0
-        self.scores: dict[str, int] = {}
+        self.results: list[dict[str, Any]] = []  # the evening: finished games' results
         # The current (or last) game.
         self.game_n = 0
         self.state: Any = None
@@ -533,49 +532,39 @@ class Room:
         now = self.now()
         # The words are drawn apart and stored with the game: a replay after a
         # restart then deals the same ones even if the word files changed.
-        pair = game.draw_pair(options, seed)
-        state = game.new_game(self.preset, options, seed, players, now, pair=pair)
+        words = game.draw_words(self.preset, options, seed)
+        state = game.new_game(self.preset, options, seed, players, now, words=words)
         n = self.game_n + 1
         self.store.start_game(self.code, GameRow(n, self.preset, options, seed, players, now,
-                                                 None, None, pair))
+                                                 None, None, words))
         self.game_n, self.state, self.seq = n, state, 0
         self.game_players = players
         self.status = PLAYING
         self._last_view.clear()
         self._broadcast_room()
-        # new_game returns no events: announce the first turn like any later one.
-        first = getattr(state, "order", None) if self._phase() == "clues" else None
-        self._after_change([{"type": "turn", "player": first[0]}] if first else [])
+        # new_game returns no events: the core says how the game starts (the first turn).
+        self._after_change(game.opening_events(state))
 
     def _after_change(self, events: list[dict[str, Any]]) -> None:
         """Everything that follows a new game state: bookkeeping, audio, cues, views."""
-        over = [e for e in events if e.get("type") == "game_over"]
-        if self.status == PLAYING and (over or self._phase() == "over"):
-            winners = over[-1].get("winners", []) if over else list(
-                getattr(self.state, "winners", []) or [])
-            self._finish(winners)
+        if self.status == PLAYING and game.result(self.state) is not None:
+            self._finish()
         self.policy = game.audio_policy(self.state) if self.state is not None else None
         for src, dst in list(self.whispers.items()):
             if dst not in self._whisper_targets(src):
                 self._stop_whisper(src)
         self._apply_routing()
-        for name, listeners in cues_for(events, [m.id for m in self._seated()]):
+        for name, listeners in game.cues(self.state, events):
             self._cue(name, listeners)
         self._send_views()
         self._schedule()
 
-    def _phase(self) -> str | None:
-        return getattr(self.state, "phase", None)
-
-    def _finish(self, winners: list[str]) -> None:
+    def _finish(self) -> None:
+        """The game is over: store its result (its points with it); it joins the evening."""
         now = self.now()
-        result = None
-        if self.game_players:
-            with contextlib.suppress(Exception):
-                result = game.view(self.state, self.game_players[0]["id"]).get("result")
-        self.store.end_game(self.code, self.game_n, now, result, winners)
-        for pid in winners:
-            self.scores[pid] = self.scores.get(pid, 0) + 1
+        result = game.result(self.state)
+        self.store.end_game(self.code, self.game_n, now, result)
+        self.results.append(result)
         self.status = OVER
         self._broadcast_room()
 
@@ -604,13 +593,15 @@ class Room:
             f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
 
     def _room_message(self) -> dict[str, Any]:
+        evening = game.evening(self.results)
         return {
             "type": "room",
             "code": self.code,
             "host": self.host,
             "players": [
                 {"id": m.id, "name": m.name, "color": m.color, "online": m.online,
-                 "host": m.id == self.host, "seat": m.seat, "wins": self.scores.get(m.id, 0)}
+                 "host": m.id == self.host, "seat": m.seat,
+                 "points": evening["points"].get(m.id, 0)}
                 for m in self._seated()
             ],
             "settings": self._settings_json(),
@@ -619,6 +610,7 @@ class Room:
             "preset": self.preset,
             "game": self.game_n,
             "max_players": self.settings.max_players,
+            "evening": evening,
         }
 
     def _broadcast_room(self) -> None:
@@ -636,7 +628,7 @@ class Room:
         self.preset = row.settings.get("preset", "intruso")
         self.options = row.settings.get("options") or game.default_options(self.preset)
         self.host = row.host
-        self.scores = self.store.scores(self.code)
+        self.results = self.store.results(self.code)
         now = self.clock()
         for p in self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)
@@ -659,7 +651,7 @@ class Room:
             self.state = game.replay(g.preset, g.options, g.seed, g.players,
                                      [{"t": a.t, "player": a.player, "action": a.action}
                                       for a in log_rows], started_at=g.started_at,
-                                     pair=g.pair)
+                                     words=g.pair)
         except Exception:
             # A log that no longer replays (code changed under it): keep the room, drop the game.
             log.exception("room %s: game %d does not replay; back to the lobby", self.code, g.n)

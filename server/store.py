@@ -66,12 +66,6 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,             -- JSON, exactly what game.apply accepted
     PRIMARY KEY (room, game, seq)
 );
-CREATE TABLE IF NOT EXISTS scores (
-    room   TEXT NOT NULL,
-    player TEXT NOT NULL,
-    wins   INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (room, player)
-);
 CREATE INDEX IF NOT EXISTS rooms_status ON rooms(status);
 """
 
@@ -250,19 +244,13 @@ class Store:
             (code, n, action.seq, action.t, action.player, _dumps(action.action)),
         )
 
-    def end_game(self, code: str, n: int, now: float, result: Any, winners: list[str]) -> None:
-        """Close a game: its result, the winners' scores, the room back to 'over'."""
+    def end_game(self, code: str, n: int, now: float, result: Any) -> None:
+        """Close a game: its result (with its points), the room back to 'over'."""
         with self._tx():
             self.db.execute(
                 "UPDATE games SET ended_at = ?, result = ? WHERE room = ? AND n = ?",
                 (now, _dumps(result), code, n),
             )
-            for pid in winners:
-                self.db.execute(
-                    "INSERT INTO scores (room, player, wins) VALUES (?, ?, 1)"
-                    " ON CONFLICT (room, player) DO UPDATE SET wins = wins + 1",
-                    (code, pid),
-                )
             self.db.execute(
                 "UPDATE rooms SET status = 'over', updated = ? WHERE code = ?", (now, code)
             )
@@ -290,10 +278,12 @@ class Store:
         ).fetchall()
         return [ActionRow(seq, t, player, json.loads(a)) for seq, t, player, a in rows]
 
-    def scores(self, code: str) -> dict[str, int]:
-        """Wins per player id in this room."""
-        rows = self.db.execute("SELECT player, wins FROM scores WHERE room = ?", (code,))
-        return {pid: wins for pid, wins in rows}
+    def results(self, code: str) -> list[Any]:
+        """The results of the room's finished games, oldest first (the evening)."""
+        rows = self.db.execute(
+            "SELECT result FROM games WHERE room = ? AND ended_at IS NOT NULL ORDER BY n",
+            (code,))
+        return [json.loads(r) for (r,) in rows if r]
 
 
 def _room(row: tuple) -> RoomRow:

@@ -5,7 +5,7 @@ import * as audio from "./js/audio.js";
 import { setMouths } from "./js/avatar.js";
 import { topbar } from "./js/topbar.js";
 import { getLang, initialLang, loadAll, onLangChange, setLang, t } from "./js/i18n.js";
-import { mountGame } from "./js/screens/game.js";
+import { gameScreen } from "./js/screens/engines.js";
 import { mountHome } from "./js/screens/home.js";
 import { mountLobby } from "./js/screens/lobby.js";
 import { loadCatalog } from "./js/options.js";
@@ -23,8 +23,9 @@ function wantedScreen() {
   if (!state.token) return "home";
   if (!state.room) return "connecting";
   if (state.room.state === "lobby") return "lobby";
-  // Without an explicit room state, a game view means a game is on.
-  return state.view?.phase ? "game" : "lobby";
+  // Without an explicit room state, a game view means a game is on. Each engine has its
+  // own game screen: a rematch of another game mounts that one.
+  return state.view?.phase ? `game:${state.view.game || ""}` : "lobby";
 }
 
 function render(keys) {
@@ -35,7 +36,7 @@ function render(keys) {
     screenName = name;
     if (name === "home") screen = mountHome(root);
     else if (name === "lobby") screen = mountLobby(root);
-    else if (name === "game") screen = mountGame(root);
+    else if (name.startsWith("game:")) screen = gameScreen(name.slice(5))(root);
     else {
       root.append(Object.assign(document.createElement("p"), { className: "loading", textContent: t("app.connecting") }));
       screen = null;

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from game import GameError, new_game, state_bytes, validate_options, view
-from game.presets import BALANCE
+from game.undercover.presets import BALANCE
 
 from .scenario import Play, players, start
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from game import audio_policy, new_game, validate_options, view
-from game.presets import POWER_COUNT
-from game.state import POWERS
+from game.undercover.presets import POWER_COUNT
+from game.undercover.state import POWERS
 
 from .scenario import Play, players, start
 

@@ -105,7 +105,7 @@ def test_choice_skipped_turn_does_not_count_for_the_pappagallo():
 def test_choice_host_count_with_the_other_on_auto_trims_the_auto_part():
     """docs/rules.md (issue 8): 'auto' for one count and a number for the other: the auto
     part is the table's, trimmed so the Civili still outnumber the infiltrators."""
-    from game.presets import PRESETS, team_counts, validate_options
+    from game.undercover.presets import PRESETS, team_counts, validate_options
 
     opts = validate_options("intruso", {"intrusi": 2, "fantasmi": "auto"}, 5)
     assert team_counts(PRESETS["intruso"], opts, 5) == (2, 0)   # the table says 1 Fantasma

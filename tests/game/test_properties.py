@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from game import GameError, apply, new_game, replay, state_bytes, tick, view
 from game.simulate import MAX_STEPS, play, random_action
-from game.state import POWERS, ROLES, GameState
+from game.undercover.state import POWERS, ROLES, GameState
 
 FAST = settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
@@ -85,6 +85,39 @@ def secrets_shown(state: GameState, pid: str, v: dict) -> list[str]:
     return shown
 
 
+def spectator_secrets(state: GameState, v: dict) -> list[str]:
+    """What a spectator's view shows that no seat may see (empty when nothing)."""
+    if state.phase == "over":
+        return []
+    shown = []
+    if v["me"] is not None:
+        shown.append("a player's own card")
+    v = dict(v, preset=None)   # "intruso" is a preset's name as well as a role
+    strings: list[str] = []
+
+    def walk(x: Any, key: str = "") -> None:
+        if isinstance(x, dict):
+            for k, val in x.items():
+                if k in ("revealed_role", "role") and key in ("players", "eliminations"):
+                    continue
+                walk(val, k)
+        elif isinstance(x, list):
+            for val in x:
+                walk(val, key)
+        elif isinstance(x, str):
+            strings.append(x)
+
+    walk(v)
+    shown += [f"word {w!r}" for w in (state.word_civili, state.word_intrusi) if w in strings]
+    shown += [f"power {s}" for s in strings if s in POWERS]
+    shown += [f"role {s}" for s in strings if s in ROLES]
+    if v["phase"] == "judge" and v["acting"] is not None:
+        shown.append("the Giudice")
+    if any(p["whisper_ok"] for p in v["players"]):
+        shown.append("whisper targets")
+    return shown
+
+
 @FAST
 @given(games())
 def test_random_legal_games_end_and_keep_their_invariants(g):
@@ -99,7 +132,8 @@ def test_random_legal_games_end_and_keep_their_invariants(g):
 @FAST
 @given(games(max_players=9))
 def test_no_view_shows_a_secret_the_rules_do_not_reveal(g):
-    """view(state, pid) contains only what pid may know (words, roles, powers, votes)."""
+    """view(state, pid) contains only what pid may know (words, roles, powers, votes);
+    view(state, None), a spectator's, only what every player may see."""
     preset, n, seed, options = g
     state = new_game(preset, options, seed, [{"id": f"p{i}", "name": f"P{i}"} for i in range(n)], 0)
     rng = random.Random(seed)
@@ -110,6 +144,7 @@ def test_no_view_shows_a_secret_the_rules_do_not_reveal(g):
         views = {pl.id: view(state, pl.id) for pl in state.players}
         for pid, v in views.items():
             assert secrets_shown(state, pid, v) == [], (pid, state.phase)
+        assert spectator_secrets(state, view(state, None)) == [], state.phase
         actors = [pid for pid, v in views.items() if v["me"]["can"]]
         if not actors or rng.random() < 0.1:
             t = state.deadline

@@ -165,6 +165,13 @@ def test_core_apply_never_mutates_its_input():
         ("p0", "ready", "bad_action"),
         ("p0", {"type": "vote", "target": "p1"}, "wrong_phase"),
         ("p0", {"type": "bind", "target": "p1"}, "wrong_phase"),
+        # The shape is checked before the phase: malformed is malformed in any phase.
+        ("p0", {"type": "vote", "target": 3}, "bad_action"),
+        ("p0", {"type": "vote"}, "bad_action"),
+        ("p0", {"type": "vote", "target": "p1", "extra": 1}, "bad_action"),
+        ("p0", {"type": "clue", "text": 7}, "bad_action"),
+        ("p0", {"type": "intoxicate", "targets": ["p1"]}, "bad_action"),
+        ("p0", {"type": "ready", "now": True}, "bad_action"),
     ],
 )
 def test_core_illegal_action_raises_its_code_and_changes_nothing(pid, action, code):

@@ -36,12 +36,17 @@ async def test_malformed_oversized_unknown_and_ill_typed_frames_are_refused(shar
         await _unchanged_after(c, lambda: c.send_raw("[1, 2]"), "bad_message")
         await _unchanged_after(c, lambda: c.send("kick", player=5), "bad_message")
         await _unchanged_after(c, lambda: c.send("kick"), "bad_message")
-        await _unchanged_after(c, lambda: c.act({"type": "vote", "target": 3}), "bad_message")
+        # The action's own shape is the game core's (any engine): refused in any phase.
+        await _unchanged_after(c, lambda: c.act({"type": "vote", "target": 3}), "bad_action")
         await _unchanged_after(c, lambda: c.act({"type": "vote", "target": "p1", "x": 1}),
-                               "bad_message")
-        await _unchanged_after(c, lambda: c.act({"type": "fly"}), "bad_message")
+                               "bad_action")
+        await _unchanged_after(c, lambda: c.act({"type": "fly"}), "bad_action")
         await _unchanged_after(c, lambda: c.act({"type": "intoxicate", "targets": ["p1"]}),
+                               "bad_action")
+        # What no game takes is refused at the edge.
+        await _unchanged_after(c, lambda: c.act({"type": "vote", "target": {"id": "p1"}}),
                                "bad_message")
+        await _unchanged_after(c, lambda: c.act({"type": "Vote!"}), "bad_message")
         # The socket survives all of it.
         assert not c.closed
     finally:

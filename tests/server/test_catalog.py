@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import httpx
 
-from game import PRESETS, default_options, words
-from game.presets import DEFAULT_TIMERS, TIMER_KEYS, TIMER_MAX, TIMER_MIN, catalog
-from game.state import POWERS
+from game import PRESETS, catalog, default_options, words
+from game.timers import TIMER_MAX, TIMER_MIN
+from game.undercover.presets import DEFAULT_TIMERS, TIMER_KEYS
+from game.undercover.state import POWERS
 
 
 def fetch(srv, **headers):

@@ -51,7 +51,7 @@ def test_room_codes_and_tokens():
 
 
 def test_game_events_become_cues_for_the_right_listeners():
-    from server.cues import cues_for
+    from game.cues import cues_for
 
     everyone = ["p1", "p2", "p3"]
     events = [{"type": "phase", "phase": "clues"}, {"type": "turn", "player": "p2"},

@@ -37,7 +37,7 @@ async def test_five_clients_play_a_whole_game_and_learn_no_secret_early(shared_s
         # Everyone ends on the same revealed result, and the room says so.
         assert all(f["result"] == result for f in finals)
         await host.wait_for(lambda m: m["type"] == "room" and m["phase"] == "over")
-        wins = {p["id"]: p["wins"] for p in host.room["players"]}
+        wins = {p["id"]: p["points"] for p in host.room["players"]}
         assert {pid for pid, w in wins.items() if w} == set(result["winners"])
 
         truth = {p["id"]: p for p in result["players"]}

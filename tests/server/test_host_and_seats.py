@@ -73,7 +73,7 @@ async def test_rematch_keeps_the_settings_and_counts_wins(shared_server):
                                    since=mark)
         assert room["settings"] == settings and room["game"] == 2
         assert settings["options"]["lang"] == "en" and settings["options"]["timers"]["clue"] == 5
-        assert {p["id"] for p in room["players"] if p["wins"] == 1} == winners
+        assert {p["id"] for p in room["players"] if p["points"] == 1} == winners
         view = await host.wait_view(lambda v: v["phase"] != "over")
         assert view["lang"] == "en" and view["round"] == 1 and view["clues"] == []
     finally:

@@ -1,7 +1,7 @@
 """Presets of the undercover engine as data, their options and the balance tables.
 
 Intruso (000), Infiltré (001) and Sosia (002's variant) differ only in the
-fields of `Preset`; the engine in `game/undercover.py` reads them.
+fields of `Preset`; the engine in `game/undercover/engine.py` reads them.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import GameError
+from ..errors import GameError
+from ..table import MAX_PLAYERS, MIN_PLAYERS
+from ..timers import validate_timers
 from .state import POWERS
-
-MIN_PLAYERS = 3
-MAX_PLAYERS = 16
 
 # Auto-balance by player count: (intrusi, fantasmi). Civili always outnumber the two together.
 BALANCE: dict[int, tuple[int, int]] = {
@@ -41,7 +40,6 @@ POWER_COUNT: dict[int, int] = {
 }  # fmt: skip
 
 TIMER_KEYS = ("powers", "clue", "debate", "vote", "guess", "pick")
-TIMER_MIN, TIMER_MAX = 5, 1800
 
 
 @dataclass(frozen=True)
@@ -147,7 +145,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     out = default_options(preset)
     out.update(copy.deepcopy(options))
 
-    from . import words  # the word data is another module's job; imported lazily
+    from .. import words  # the word data is another module's job; imported lazily
 
     if out["lang"] not in words.LANGS:
         raise _bad("lang", f"lang must be one of {', '.join(words.LANGS)}")
@@ -176,19 +174,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
             raise _bad("powers", "this preset has no powers")
         out["powers"] = [x for x in POWERS if x in powers]  # canonical order
 
-    timers = out["timers"]
-    if not isinstance(timers, dict):
-        raise _bad("timers", "timers must be an object")
-    merged = dict(DEFAULT_TIMERS)
-    for key, value in timers.items():
-        if key not in TIMER_KEYS:
-            raise _bad("timers", f"unknown timer {key!r}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _bad("timers", f"timer {key} must be a number of seconds")
-        if not TIMER_MIN <= value <= TIMER_MAX:
-            raise _bad("timers", f"timer {key} must be {TIMER_MIN}..{TIMER_MAX} seconds")
-        merged[key] = value
-    out["timers"] = merged
+    out["timers"] = validate_timers(out["timers"], DEFAULT_TIMERS)
     if not isinstance(out["eliminated_speak"], bool):
         raise _bad("eliminated_speak", "eliminated_speak must be true or false")
 
@@ -258,18 +244,11 @@ def power_cards(options: dict[str, Any], n: int, rng: Any = None) -> list[str]:
 
 
 def catalog() -> dict[str, Any]:
-    """What a client needs to draw the settings form, read from the rules (JSON-able).
-
-    The presets with their limits and defaults, the power names (canonical
-    order), the word categories of every language (id -> display name, never a
-    word) and the timer keys with their bounds and defaults. Served as
-    `GET /api/catalog`, so the web client copies none of it.
-    """
-    from . import words  # the word data is another module's job; imported lazily
-
+    """This engine's part of `game.catalog()`: its presets, powers and timers (JSON-able)."""
     return {
         "presets": {
             name: {
+                "engine": p.engine,
                 "lang": p.lang,
                 "max_intrusi": p.max_intrusi,
                 "max_fantasmi": p.max_fantasmi,
@@ -279,13 +258,5 @@ def catalog() -> dict[str, Any]:
             for name, p in PRESETS.items()
         },
         "powers": list(POWERS),
-        "langs": list(words.LANGS),
-        "categories": {lang: words.category_names(lang) for lang in words.LANGS},
-        "timers": {
-            "keys": list(TIMER_KEYS),
-            "min": TIMER_MIN,
-            "max": TIMER_MAX,
-            "defaults": dict(DEFAULT_TIMERS),
-        },
-        "players": {"min": MIN_PLAYERS, "max": MAX_PLAYERS},
+        "timers": {"keys": list(TIMER_KEYS), "defaults": dict(DEFAULT_TIMERS)},
     }

@@ -5,26 +5,29 @@ else. A player sees their own word and power, the facts they were shown
 (`me.known`), their own vote, the roles the rules revealed, and who has voted
 (never for whom). The tally of a ballot is shown once it is closed. At
 `over`, `result` reveals everything.
+
+`view(state, None)` is a spectator's view (a shared screen): what every
+player may see, and nothing of anyone's own card (`me` is None).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .errors import GameError
+from ..errors import GameError
+from .engine import allowed_actions
 from .policy import audio_policy
 from .state import FANTASMA, GameState
-from .undercover import allowed_actions
 
 
-def view(state: GameState, pid: str) -> dict[str, Any]:
-    """The JSON-able view of `state` for player `pid` (docs/contracts.md shape)."""
+def view(state: GameState, pid: str | None) -> dict[str, Any]:
+    """The JSON-able view of `state` for player `pid` (docs/contracts.md shape);
+    `pid` None: a spectator's (public information only)."""
     s = state
-    if not isinstance(pid, str) or not s.has(pid):
-        raise GameError("unknown_player", "no such player", player=pid)
-    me = s.player(pid)
+    if pid is not None and (not isinstance(pid, str) or not s.has(pid)):
+        raise GameError("unknown_player", "no such player", player=str(pid)[:40])
     policy = audio_policy(s)
-    whisper_to = policy.whisper.get(pid, frozenset())
+    whisper_to = policy.whisper.get(pid, frozenset()) if pid is not None else frozenset()
     voting = s.phase in ("vote", "revote")
     players = [
         {
@@ -38,8 +41,6 @@ def view(state: GameState, pid: str) -> dict[str, Any]:
         }
         for pl in s.players
     ]
-    # Eliminated players learn no new secret: their facts stop where they died.
-    role = me.role if me.role == FANTASMA else None
     out: dict[str, Any] = {
         "game": s.game,
         "preset": s.preset,
@@ -60,27 +61,34 @@ def view(state: GameState, pid: str) -> dict[str, Any]:
             {"player": e.player, "role": e.role, "round": e.round, "cause": e.cause}
             for e in s.eliminations
         ],
-        "me": {
-            "id": pid,
-            "alive": me.alive,
-            "word": me.word,
-            "role": role,
-            "power": me.power,
-            "known": [dict(k) for k in me.known],
-            "vote": s.votes.get(pid) if voting else None,
-            "can": allowed_actions(s, pid),
-            "muted": policy.muted.get(pid),
-            "drunk": pid in policy.drunk,
-        },
+        "me": _me(s, pid, policy, voting) if pid is not None else None,
         # Who must act now; the Giudice's identity stays secret (only he sees himself).
         "acting": _acting(s, pid),
         "vote_counts": dict(s.last_tally) if s.last_tally is not None and not voting else None,
-        "result": _result(s) if s.phase == "over" else None,
+        "result": result(s),
     }
     return out
 
 
-def _acting(s: GameState, pid: str) -> str | None:
+def _me(s: GameState, pid: str, policy: Any, voting: bool) -> dict[str, Any]:
+    """The player's own card and choices. Eliminated players learn no new secret:
+    their facts stop where they died."""
+    me = s.player(pid)
+    return {
+        "id": pid,
+        "alive": me.alive,
+        "word": me.word,
+        "role": me.role if me.role == FANTASMA else None,
+        "power": me.power,
+        "known": [dict(k) for k in me.known],
+        "vote": s.votes.get(pid) if voting else None,
+        "can": allowed_actions(s, pid),
+        "muted": policy.muted.get(pid),
+        "drunk": pid in policy.drunk,
+    }
+
+
+def _acting(s: GameState, pid: str | None) -> str | None:
     if s.phase in ("avenge", "guess"):
         return s.acting  # the just-eliminated player, known to all
     if s.phase == "judge" and s.acting == pid:
@@ -88,7 +96,7 @@ def _acting(s: GameState, pid: str) -> str | None:
     return None
 
 
-def _candidates(s: GameState, pid: str) -> list[str]:
+def _candidates(s: GameState, pid: str | None) -> list[str]:
     if s.phase in ("vote", "revote"):
         return list(s.candidates)
     if s.phase == "judge":
@@ -98,8 +106,13 @@ def _candidates(s: GameState, pid: str) -> list[str]:
     return []
 
 
-def _result(s: GameState) -> dict[str, Any]:
-    """Everything, at the end: roles, words, powers, both words side by side, winners."""
+def result(s: GameState) -> dict[str, Any] | None:
+    """Everything, at the end: roles, words, powers, both words side by side, winners.
+
+    None while the game runs.
+    """
+    if s.phase != "over":
+        return None
     sides: dict[str, list[str]] = {"civili": [], "infiltrati": []}
     for pl in s.players:
         sides["civili" if pl.role == "civile" else "infiltrati"].append(pl.id)
@@ -129,4 +142,6 @@ def _result(s: GameState) -> dict[str, Any]:
             for c in s.clues
         ],
         "rounds": s.round,
+        # docs/rules.md: one point per winner.
+        "points": {pl.id: int(pl.id in s.winners) for pl in s.players},
     }

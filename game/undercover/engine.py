@@ -1,4 +1,4 @@
-"""The undercover engine: Intruso (000), Infiltré (001) and Sosia, top to bottom.
+"""The undercover engine's rules: Intruso (000), Infiltré (001) and Sosia, top to bottom.
 
 A game goes: deal -> `powers` (start choices) -> rounds of `clues` ->
 `debate` -> `vote` (-> `revote` -> `judge`) -> chained effects of an
@@ -15,16 +15,16 @@ game.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from . import text as texts
-from . import words as wordlist
-from .errors import GameError
+from .. import ballot
+from .. import text as texts
+from .. import words as wordlist
+from ..actions import PLAYER, PLAYERS2, TEXT, check_shape
+from ..errors import GameError
+from ..table import check_players
 from .presets import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     POWERS,
     Preset,
     get_preset,
@@ -51,11 +51,11 @@ def new_game(
     now: float,
     *,
     deal: dict[str, Any] | None = None,
-    pair: Sequence[str] | None = None,
+    words: Sequence[str] | None = None,
 ) -> GameState:
     """Deal a new game: the word pair, the teams, the power cards; then the first phase.
 
-    `pair` (`[a, b, category]`, from `draw_pair`) fixes the word pair instead of
+    `words` (`[a, b, category]`, from `draw_words`) fixes the word pair instead of
     drawing it from the word data: a server stores it with the game so that a
     replay deals the same words even if the word files changed meanwhile. Its
     orientation is still drawn here.
@@ -65,14 +65,14 @@ def new_game(
     Civili without power. The counts are then the deal's, not the options'.
     """
     p = get_preset(preset)
-    seats = _check_players(players)
+    seats = check_players(players)
     opts = validate_options(preset, options, len(seats))
     rng = random.Random(seed)
     intrusi, fantasmi = team_counts(p, opts, len(seats))
 
     pair = (
-        wordlist.pick_pair(rng, opts["lang"], opts["categories"]) if pair is None
-        else _fixed_pair(pair)
+        wordlist.pick_pair(rng, opts["lang"], opts["categories"]) if words is None
+        else _fixed_pair(words)
     )
     # RULES.md: the two words of a pair are dealt in random orientation.
     civ_word, intr_word = (pair.a, pair.b) if rng.random() < 0.5 else (pair.b, pair.a)
@@ -117,11 +117,11 @@ def new_game(
     return s
 
 
-def draw_pair(options: dict[str, Any], seed: int) -> list[str]:
+def draw_words(preset: str, options: dict[str, Any], seed: int) -> list[str]:
     """The word pair `[a, b, category]` for a game of `options` and `seed`.
 
     Drawn from its own generator (not the game's), so a server can store it
-    before the deal and pass it to `new_game` and `replay` as `pair`.
+    before the deal and pass it to `new_game` and `replay` as `words`.
     """
     rng = random.Random(f"pair:{seed}")
     chosen = wordlist.pick_pair(rng, options["lang"], options["categories"])
@@ -135,21 +135,6 @@ def _fixed_pair(pair: Sequence[str]) -> wordlist.WordPair:
     ):
         raise GameError("bad_action", "pair must be [word, word, category]")
     return wordlist.WordPair(pair[0], pair[1], pair[2])
-
-
-def _check_players(players: Any) -> list[dict[str, Any]]:
-    if not isinstance(players, list) or not all(
-        isinstance(x, dict) and isinstance(x.get("id"), str) and x.get("id") for x in players
-    ):
-        raise GameError("bad_action", "players must be a list of {id, name}")
-    ids = [x["id"] for x in players]
-    if len(set(ids)) != len(ids):
-        raise GameError("bad_action", "duplicate player id")
-    if len(players) < MIN_PLAYERS:
-        raise GameError("too_few_players", f"at least {MIN_PLAYERS} players", min=MIN_PLAYERS)
-    if len(players) > MAX_PLAYERS:
-        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
-    return [{"id": x["id"], "name": str(x.get("name", x["id"]))} for x in players]
 
 
 # ---------------------------------------------------------------- 000 §7: power cards
@@ -339,23 +324,15 @@ def _open_ballot(s: GameState, phase: str, candidates: list[str], t: float, even
 
 def _vote(s: GameState, pl: Player, target: Any, t: float, events: Events) -> None:
     """Secret, changeable until every living player has voted; never for oneself."""
-    if not isinstance(target, str):
-        raise GameError("bad_action", "vote for a player id", field="target")
-    if not s.has(target):
-        raise GameError("unknown_player", "no such player", target=target)
-    if target == pl.id:
-        raise GameError("self_vote", "you cannot vote for yourself")
-    if target not in s.candidates or not s.player(target).alive:
-        raise GameError("not_a_candidate", "that player is not a candidate", target=target)
-    s.votes[pl.id] = target
-    if all(pid in s.votes for pid in s.living_ids()):
+    living = [c for c in s.candidates if s.player(c).alive]
+    ballot.cast(s.votes, pl.id, target, living, s.has)
+    if ballot.all_voted(s.votes, s.living_ids()):
         _close_ballot(s, t, events)
 
 
 def _close_ballot(s: GameState, t: float, events: Events) -> None:
     """The most voted goes; a tie goes to a revote among the tied; tied again: see the preset."""
-    tally = Counter(s.votes.values())
-    s.last_tally = {c: tally.get(c, 0) for c in s.candidates}
+    s.last_tally = ballot.tally(s.votes, s.candidates)
     events.append({"type": "vote_closed", "tally": dict(s.last_tally)})
     if not s.votes and s.phase == "vote":
         # Nobody voted (everyone abstained): nobody was designated.
@@ -364,8 +341,7 @@ def _close_ballot(s: GameState, t: float, events: Events) -> None:
         return
     # In a revote nobody voting leaves the tie standing: every candidate is still tied
     # and what follows a tie after the revote applies (RULES.md).
-    top = max(s.last_tally.values())
-    tied = [c for c in s.candidates if s.last_tally[c] == top]
+    tied = ballot.most_voted(s.last_tally)
     if len(tied) == 1:
         _eliminate(s, tied[0], "vote", t, events)
     elif s.phase == "vote":
@@ -609,7 +585,19 @@ def next_deadline(state: GameState) -> float | None:
 # ---------------------------------------------------------------- actions
 
 
-ACTIONS = ("bind", "intoxicate", "clue", "ready", "swap", "vote", "judge", "avenge", "guess")
+# Every action with its fields (game/actions.py checks the shape before any rule).
+SHAPES = {
+    "bind": {"target": PLAYER},
+    "intoxicate": {"targets": PLAYERS2},
+    "clue": {"text": TEXT},
+    "ready": {},
+    "swap": {"target": PLAYER},
+    "vote": {"target": PLAYER},
+    "judge": {"target": PLAYER},
+    "avenge": {"target": PLAYER},
+    "guess": {"word": TEXT},
+}
+ACTIONS = tuple(SHAPES)
 _PHASE_OF = {
     "bind": ("powers",),
     "intoxicate": ("powers",),
@@ -633,10 +621,8 @@ def apply(
     _advance(s, now, events)
     now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
     if not isinstance(pid, str) or not s.has(pid):
-        raise GameError("unknown_player", "no such player", player=pid)
-    if not isinstance(action, dict) or action.get("type") not in ACTIONS:
-        raise GameError("bad_action", "unknown action", type=_safe(action))
-    kind = action["type"]
+        raise GameError("unknown_player", "no such player", player=_safe(pid))
+    kind = check_shape(action, SHAPES)
     if s.phase not in _PHASE_OF[kind]:
         raise GameError("wrong_phase", f"{kind} is not possible now", phase=s.phase)
     pl = s.player(pid)

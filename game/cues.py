@@ -1,7 +1,9 @@
 """Which sound cue a game event plays, and to whom (audio/cues has the sounds).
 
-The same list drives the voice mix (`play_cue`) and the `cue {name}` socket
-message the UI uses to chime or vibrate.
+Shared by the engines: each engine's `cues(state, events)` starts from
+`cues_for` with its own players and may add its own. The server plays what
+the core says: the voice mix (`play_cue`) and the `cue {name}` socket message
+the UI uses to chime or vibrate. Cue names are those of audio/cues.
 """
 
 from __future__ import annotations

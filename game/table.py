@@ -1,0 +1,26 @@
+"""The table every game is played at: 3 to 16 seats, each an id and a name (RULES.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import GameError
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 16
+
+
+def check_players(players: Any, minimum: int = MIN_PLAYERS) -> list[dict[str, str]]:
+    """The seats as [{id, name}] in seat order, or GameError (bad_action, too_few/many_players)."""
+    if not isinstance(players, list) or not all(
+        isinstance(x, dict) and isinstance(x.get("id"), str) and x.get("id") for x in players
+    ):
+        raise GameError("bad_action", "players must be a list of {id, name}")
+    ids = [x["id"] for x in players]
+    if len(set(ids)) != len(ids):
+        raise GameError("bad_action", "duplicate player id")
+    if len(players) < minimum:
+        raise GameError("too_few_players", f"at least {minimum} players", min=minimum)
+    if len(players) > MAX_PLAYERS:
+        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+    return [{"id": x["id"], "name": str(x.get("name", x["id"]))} for x in players]
