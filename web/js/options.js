@@ -1,6 +1,8 @@
-// The host's settings form (game/presets.py's options): preset, word language,
+// The host's settings: the game chooser (every preset of every engine) and the
+// undercover engine's options (game/undercover/presets.py): word language,
 // categories, how many infiltrators, powers (auto or picked), timers, whether the
-// eliminated may speak. Editable by the host only; everyone else reads it.
+// eliminated may speak. Editable by the host only; everyone else reads it. Each
+// engine's options form is listed in screens/engines.js.
 
 import { h } from "./dom.js";
 import { has, t } from "./i18n.js";
@@ -73,12 +75,35 @@ function checkList(name, universe, chosen, labelOf, disabled, onChange) {
     h("span", {}, labelOf(item)))));
 }
 
+/** The game chooser of the lobby: every preset of every engine, from the catalog. */
+export function presetChooser(settings, editable, send) {
+  const preset = settings.preset || "intruso";
+  // The room's own value stays listed even if the catalog lacks it (it failed to load).
+  const presets = PRESETS.includes(preset) ? PRESETS : [preset, ...PRESETS];
+  return h("div", { class: "opt opt-choice" },
+    h("label", { for: "opt-preset" }, t("home.game")),
+    h("select", { id: "opt-preset", disabled: !editable, onchange: (ev) => send({ preset: ev.target.value, options: {} }) },
+      presets.map((p) => h("option", { value: p, selected: p === preset }, t(`preset.${p}`)))),
+    h("small", { class: "hint" }, t(`preset.${preset}.short`)));
+}
+
+/** The engine that plays a preset, as the catalog says ("undercover" if unknown). */
+export function engineOf(preset) {
+  return catalog.presets?.[preset]?.engine || "undercover";
+}
+
+/** The catalog as loaded (engines read their own part: catalog.engines[name]). */
+export function getCatalog() {
+  return catalog;
+}
+
 /**
+ * The undercover engine's options (Intruso, Infiltré, Sosia).
  * @param {{preset: string, options: object}} settings   the room's settings
  * @param {boolean} editable                             I am the host
  * @param {(msg: {preset?: string, options: object}) => void} send  a `settings` patch
  */
-export function settingsForm(settings, editable, send) {
+export function undercoverOptions(settings, editable, send) {
   const preset = settings.preset || "intruso";
   const o = settings.options || {};
   const disabled = !editable;
@@ -91,8 +116,6 @@ export function settingsForm(settings, editable, send) {
   const catLabel = Object.fromEntries(categories);
   const tmin = catalog.timers?.min ?? null;
   const tmax = catalog.timers?.max ?? null;
-  // The room's own values stay listed even if the catalog lacks them (it failed to load).
-  const presets = PRESETS.includes(preset) ? PRESETS : [preset, ...PRESETS];
   const langs = catalog.langs || [];
   const langList = !o.lang || langs.includes(o.lang) ? langs : [o.lang, ...langs];
   const set = (key, value) => send({ options: { [key]: value } });
@@ -102,11 +125,6 @@ export function settingsForm(settings, editable, send) {
   const timers = o.timers || {};
 
   return h("div", { class: "options" },
-    h("div", { class: "opt opt-choice" },
-      h("label", { for: "opt-preset" }, t("home.game")),
-      h("select", { id: "opt-preset", disabled, onchange: (ev) => send({ preset: ev.target.value, options: {} }) },
-        presets.map((p) => h("option", { value: p, selected: p === preset }, t(`preset.${p}`)))),
-      h("small", { class: "hint" }, t(`preset.${preset}.short`))),
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-lang" }, t("opt.lang")),
       h("select", { id: "opt-lang", disabled, onchange: (ev) => set("lang", ev.target.value) },

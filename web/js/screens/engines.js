@@ -1,12 +1,19 @@
-// The game screen of each engine of the core (view.game): a new engine adds its line here.
+// What each engine of the core (view.game, catalog.presets[p].engine) draws: its game
+// screen and its options form in the lobby. A new engine adds its line here.
 
+import { undercoverOptions } from "../options.js";
 import { mountGame } from "./game.js";
 
-export const gameScreens = {
-  undercover: mountGame,
+export const engines = {
+  undercover: { game: mountGame, options: undercoverOptions },
 };
 
 /** The screen that draws a game of `engine` (the undercover one when unknown). */
 export function gameScreen(engine) {
-  return gameScreens[engine] || mountGame;
+  return (engines[engine] || engines.undercover).game;
+}
+
+/** The lobby's options form for a game of `engine`. */
+export function optionsForm(engine) {
+  return (engines[engine] || engines.undercover).options;
 }

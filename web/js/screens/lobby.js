@@ -5,9 +5,10 @@ import { h, region } from "../dom.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
 import { micCard } from "../miccard.js";
-import { settingsForm } from "../options.js";
+import { engineOf, presetChooser } from "../options.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
+import { optionsForm } from "./engines.js";
 
 /** Give the seat up for good (the server revokes the token and closes with 4004). */
 export function leaveButton() {
@@ -84,7 +85,8 @@ export function mountLobby(root) {
     region(settings, [s, amHost, t("lobby.settings")], () => [
       h("h2", {}, t("lobby.settings")),
       amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
-      settingsForm(s, amHost, sendSettings),
+      h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
+      optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
     ]);
 
     const n = (room.players || []).length;
