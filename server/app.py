@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import io
+import ipaddress
 import json
 import logging
 import os
@@ -21,7 +22,14 @@ from typing import Annotated, Any
 import segno
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +38,8 @@ from server import protocol as P
 from server.codes import normalise_code
 from server.config import Settings
 from server.connection import Connection
+from server.forwarded import TrustedProxies
+from server.https import https_enabled
 from server.metrics import render_metrics
 from server.rooms import RoomError, Rooms
 from server.store import Store
@@ -64,8 +74,21 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
                         headers=headers)
 
 
+def _loopback_host(request: Request) -> bool:
+    """True when the page was asked for by a loopback name (localhost, 127.x, [::1]):
+    a secure context even over plain http, so the machine itself needs no https."""
+    host = (request.url.hostname or "").strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
+    proxies = TrustedProxies.parse(settings.trusted_proxies)  # a bad value stops start-up
     store = Store(settings.db)
     rooms = Rooms(store, settings)
     joins = KeyedBuckets(settings.join_rate, settings.join_burst)
@@ -106,7 +129,22 @@ def create_app(settings: Settings) -> FastAPI:
         return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
 
     def client_ip(request: Request | WebSocket) -> str:
-        return request.client.host if request.client else "?"
+        """The address every per-client throttle and cap is keyed by: the peer's own,
+        or what a trusted proxy says in X-Forwarded-For (server/forwarded.py)."""
+        peer = request.client.host if request.client else None
+        return proxies.client(peer, request.headers)
+
+    def scheme(request: Request | WebSocket) -> str:
+        """"http" or "https" as the player reached us (through a trusted proxy or not)."""
+        peer = request.client.host if request.client else None
+        return proxies.scheme(peer, request.headers, request.url.scheme)
+
+    def base_url(request: Request) -> str:
+        """The address players are given: `public_url`, else the one this request used."""
+        if settings.public_url:
+            return settings.public_url.rstrip("/")
+        host = request.headers.get("host") or request.url.netloc
+        return f"{scheme(request)}://{host}"
 
     def throttled(buckets: KeyedBuckets, key: str, what: str) -> JSONResponse | None:
         bucket = buckets.bucket(key)
@@ -169,8 +207,7 @@ def create_app(settings: Settings) -> FastAPI:
         room = find_room(request, code)
         if isinstance(room, Response):
             return room
-        base = settings.public_url.rstrip("/") or str(request.base_url).rstrip("/")
-        qr = segno.make(f"{base}/r/{room.code}", error="m")
+        qr = segno.make(f"{base_url(request)}/r/{room.code}", error="m")
         out = io.BytesIO()
         qr.save(out, kind="svg", scale=8, border=2, dark="#111", light="#fff",
                 title=f"Sussurro {room.code}")
@@ -184,6 +221,12 @@ def create_app(settings: Settings) -> FastAPI:
             return Response(status_code=304, headers=headers)
         return Response(catalog_body, media_type="application/json", headers=headers)
 
+    @app.get("/api/links")
+    async def links(request: Request):
+        # The base of the room links and QR codes, so the lobby shows the same address
+        # as its QR (with --lan: the https LAN address, even on https://localhost).
+        return JSONResponse({"base": base_url(request)}, headers={"Cache-Control": "no-cache"})
+
     @app.get("/healthz")
     async def healthz():
         return {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
@@ -196,20 +239,31 @@ def create_app(settings: Settings) -> FastAPI:
     # The web client -------------------------------------------------------------
 
     index = os.path.join(settings.web_dir, "index.html")
+    guide = os.path.join(settings.web_dir, "guide.html")
+    https_on = https_enabled(settings)
+    # --lan without a real certificate: phones meet a warning about the self-made one.
+    self_made = settings.lan and not settings.certfile
 
-    def client_page() -> Response:
+    def client_page(request: Request) -> Response:
+        if https_on and scheme(request) == "http" and not _loopback_host(request):
+            # No microphone over plain http on another device: send the player to https
+            # (after the page that explains the certificate warning, for a self-made one).
+            if self_made and os.path.isfile(guide):
+                return FileResponse(guide, media_type="text/html",
+                                    headers={"Cache-Control": "no-cache"})
+            return RedirectResponse(str(request.url.replace(scheme="https")), status_code=308)
         if os.path.isfile(index):
             return FileResponse(index, media_type="text/html",
                                 headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
 
     @app.get("/")
-    async def home():
-        return client_page()
+    async def home(request: Request):
+        return client_page(request)
 
     @app.get("/r/{code}")
-    async def room_page(code: str):
-        return client_page()
+    async def room_page(code: str, request: Request):
+        return client_page(request)
 
     if os.path.isdir(settings.web_dir):
         app.mount("/static", StaticFiles(directory=settings.web_dir), name="static")

@@ -41,6 +41,12 @@ def main(argv: list[str] | None = None) -> int:
                      help='JSON list, e.g. \'[{"urls": "stun:stun.example.org:3478"}]\'')
     srv.add_argument("--public-url", default=None,
                      help="base URL put in QR codes (default: the request's own)")
+    srv.add_argument("--lan", action="store_true",
+                     help="play on the home network: every interface, HTTPS with a certificate "
+                          "made for this machine, the join address and its QR code printed")
+    srv.add_argument("--certfile", default=None,
+                     help="a real certificate (PEM) for HTTPS instead of a self-made one")
+    srv.add_argument("--keyfile", default=None, help="the key of --certfile (PEM)")
     srv.set_defaults(func=_serve)
 
     try:  # the voice layer's bot command, when that layer is installed

@@ -35,8 +35,28 @@ class Settings:
     rtc_addresses: str = ""
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
-    # Public base URL for QR codes and links; empty: derived from the request.
+    # Public base URL for QR codes and links; empty: derived from the request
+    # (with --lan: the https address on the machine's main LAN address).
     public_url: str = ""
+
+    # Network (docs/deploy.md). `lan`: every interface, HTTPS on the same port as
+    # HTTP with a certificate made for the machine's LAN addresses and names (kept
+    # in `tls_dir`; empty: a "sussurro-tls" folder beside the database).
+    lan: bool = False
+    # A real certificate and its key (PEM): HTTPS with these instead of a self-made one.
+    certfile: str = ""
+    keyfile: str = ""
+    tls_dir: str = ""
+    # Reverse proxies whose X-Forwarded-For/-Proto are believed: comma-separated
+    # addresses or CIDRs. Empty: none, not even 127.0.0.1.
+    trusted_proxies: str = ""
+    # TURN servers handed to clients with short-lived credentials (TURN REST
+    # convention): comma-separated URLs ("turn:turn.example.org:3478?transport=udp"),
+    # the secret shared with the TURN server (coturn's static-auth-secret), and how
+    # long each player's credentials stay valid (seconds; a whole evening).
+    turn_urls: str = ""
+    turn_secret: str = ""
+    turn_ttl: float = 12 * 3600.0
 
     # Rooms.
     max_players: int = 16

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import ssl
+import sys
 
 import uvicorn
 
 from server.app import create_app
-from server.config import Settings, load_settings
+from server.config import Settings, env_values, load_settings
 
 # Frames above this are refused by the WebSocket layer itself (close 1009);
 # frames between Settings.max_frame and this get a `too_large` error reply.
@@ -17,7 +19,10 @@ WS_HARD_LIMIT = 64 * 1024
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Defaults < environment < the flags given on the command line."""
+    """Defaults < environment < the flags given on the command line.
+
+    `--lan` binds every interface unless a host is given (flag or environment).
+    """
     cli = {
         "host": getattr(args, "host", None),
         "port": getattr(args, "port", None),
@@ -25,8 +30,16 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         "log_level": getattr(args, "log_level", None),
         "ice_servers": getattr(args, "ice_servers", None),
         "public_url": getattr(args, "public_url", None),
+        "lan": True if getattr(args, "lan", False) else None,
+        "certfile": getattr(args, "certfile", None),
+        "keyfile": getattr(args, "keyfile", None),
     }
-    return load_settings(cli)
+    settings = load_settings(cli)
+    if settings.lan and cli["host"] is None and "host" not in env_values():
+        from server.https import EVERY_INTERFACE
+
+        settings = settings.with_overrides({"host": EVERY_INTERFACE})
+    return settings
 
 
 class RedactTokens(logging.Filter):
@@ -50,6 +63,24 @@ def serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     logging.basicConfig(level=settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from server.forwarded import TrustedProxies
+    from server.https import https_enabled
+
+    sockets, plan = [], None
+    try:
+        TrustedProxies.parse(settings.trusted_proxies)
+        if https_enabled(settings):
+            from server.https import prepare_https
+            from server.listen import bind_sockets
+
+            sockets = bind_sockets(settings.host, settings.port)
+            plan = prepare_https(settings, sockets[0].getsockname()[1])
+            settings = plan.settings
+    except (ValueError, OSError, ssl.SSLError) as exc:
+        for sock in sockets:
+            sock.close()
+        print(f"sussurro serve: {exc}", file=sys.stderr)
+        return 2
     app = create_app(settings)
     config = uvicorn.Config(
         app,
@@ -59,9 +90,24 @@ def serve(args: argparse.Namespace) -> int:
         ws_max_size=WS_HARD_LIMIT,
         timeout_graceful_shutdown=5,
         lifespan="on",
+        # Forwarded headers are read by the app itself, from `trusted_proxies` only
+        # (uvicorn would otherwise believe any local client).
+        proxy_headers=False,
     )
-    server = uvicorn.Server(config)
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactTokens())
-    server.run()
+    if plan is None:
+        uvicorn.Server(config).run()
+        return 0
+    from server.banner import lan_banner
+    from server.listen import SniffingServer
+
+    if settings.lan:
+        made = "made now" if plan.created else "kept"
+        note = (f"Certificate: {plan.certfile}" if settings.certfile else
+                f"Certificate made by this computer ({made}): {plan.certfile}")
+        print(lan_banner(plan.join_url, plan.guide_url, plan.local_url, note), flush=True)
+    else:
+        print(f"Sussurro: {plan.join_url} (http and https on the same port)", flush=True)
+    SniffingServer(config, sockets, plan.context).run()
     return 0

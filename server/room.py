@@ -39,6 +39,7 @@ from server.seats import (
     pick_color,
 )
 from server.store import ActionRow, GameRow, PlayerRow, Store
+from server.turn import client_ice_servers
 from server.voicelink import VoiceLink, routing
 
 log = logging.getLogger(__name__)
@@ -295,7 +296,7 @@ class Room:
             "player": member.id,
             "room": self.code,
             "server_time": self.clock(),
-            "ice_servers": list(self.settings.ice_servers),
+            "ice_servers": client_ice_servers(self.settings, member.id, self.clock()),
             "voice": VoiceLink.available(),
         })
 

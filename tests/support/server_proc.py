@@ -9,7 +9,9 @@
 
 The server listens on a free 127.0.0.1 port with a temporary SQLite file and
 relaxed throttles (so tests may create many rooms quickly); pass `env={...}`
-to override any `SUSSURRO_*` setting (e.g. `{"SUSSURRO_JOIN_BURST": "3"}`).
+to override any `SUSSURRO_*` setting (e.g. `{"SUSSURRO_JOIN_BURST": "3"}`) and
+`args=[...]` for more flags (`["--lan"]`: HTTPS beside HTTP on the same port;
+`/healthz` is still polled over http).
 The port stays the same across restarts. Its log is `srv.log_path`;
 `srv.log_tail()` is handy in assertion messages.
 """
@@ -62,8 +64,9 @@ class ServerProc:
     def __init__(self, db: str | os.PathLike[str], port: int | None = None,
                  env: dict[str, str] | None = None, relaxed: bool = True,
                  log_path: str | os.PathLike[str] | None = None,
-                 log_level: str = "warning") -> None:
+                 log_level: str = "warning", args: list[str] | None = None) -> None:
         self.db = str(db)
+        self.args = list(args or [])  # more `sussurro serve` flags (e.g. ["--lan"])
         self.port = port or free_port()
         self.env = {**(RELAXED if relaxed else {}), **(env or {})}
         self.log_path = Path(log_path or (self.db + ".log"))
@@ -88,7 +91,8 @@ class ServerProc:
             return self
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
         cmd = [_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--db", self.db, "--log-level", self.log_level]
+               "--port", str(self.port), "--db", self.db, "--log-level", self.log_level,
+               *self.args]
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         try:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,

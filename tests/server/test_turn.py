@@ -1,0 +1,156 @@
+"""Issue 14, TURN: each client gets short-lived credentials in its `welcome` (TURN REST
+convention: username "EXPIRY:PLAYER", credential base64(HMAC-SHA1(secret, username))).
+
+Checked three ways: against an independent HMAC (OpenSSL's command line), in the
+`welcome` of a real server process, and by a real TURN server (Debian's coturn, with
+`use-auth-secret`) that grants an allocation for fresh credentials and refuses expired
+ones and ones made with another secret. ./scripts/test.sh installs coturn; without it
+that last test is skipped, with the reason printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from aioice import stun, turn
+
+from server.client import Client
+from server.config import Settings
+from server.turn import client_ice_servers, turn_credential, turn_username
+from tests.support.server_proc import ServerProc
+
+SECRET = "correct horse battery staple"
+
+
+def openssl_credential(secret: str, username: str) -> str:
+    """The same credential computed by another implementation (OpenSSL)."""
+    digest = subprocess.run(
+        ["openssl", "dgst", "-sha1", "-hmac", secret, "-binary"],
+        input=username.encode(), capture_output=True, check=True).stdout
+    return base64.b64encode(digest).decode()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command")
+def test_the_credential_is_the_hmac_sha1_of_the_username_as_openssl_computes_it():
+    for username in ("1700000000:p1", "1999999999:p16", "0:x"):
+        assert turn_credential(SECRET, username) == openssl_credential(SECRET, username)
+    assert turn_credential(SECRET, "1:p1") != turn_credential(SECRET + "!", "1:p1")
+
+
+def test_each_player_gets_its_own_username_expiring_after_the_ttl():
+    s = Settings(ice_servers=({"urls": "stun:stun.example.org:3478"},),
+                 turn_urls="turn:turn.example.org:3478?transport=udp, turns:turn.example.org:5349",
+                 turn_secret=SECRET, turn_ttl=3600)
+    servers = client_ice_servers(s, "p3", now=1_700_000_000.7)
+    assert servers[0] == {"urls": "stun:stun.example.org:3478"}
+    turn_entry = servers[1]
+    assert turn_entry["urls"] == ["turn:turn.example.org:3478?transport=udp",
+                                  "turns:turn.example.org:5349"]
+    assert turn_entry["username"] == "1700003600:p3"
+    assert turn_entry["credential"] == turn_credential(SECRET, "1700003600:p3")
+    assert client_ice_servers(s, "p4", now=1_700_000_000)[1]["username"] == "1700003600:p4"
+    # No secret (or no URL): no TURN entry, and the secret itself never leaves.
+    assert client_ice_servers(Settings(turn_urls="turn:x:3478"), "p1", 0) == []
+    assert SECRET not in str(servers)
+
+
+async def test_the_welcome_carries_fresh_turn_credentials(tmp_path):
+    srv = ServerProc(tmp_path / "s.db", env={
+        "SUSSURRO_TURN_URLS": "turn:127.0.0.1:3478", "SUSSURRO_TURN_SECRET": SECRET,
+        "SUSSURRO_TURN_TTL": "600"})
+    await asyncio.to_thread(srv.start)
+    try:
+        ada = await Client.create(srv.base_url, "Ada")
+        before = time.time()
+        await ada.connect()
+        entry = ada.welcome["ice_servers"][-1]
+        expiry, player = entry["username"].split(":")
+        assert player == ada.player
+        assert before + 600 - 2 <= int(expiry) <= time.time() + 600
+        assert entry["credential"] == turn_credential(SECRET, entry["username"])
+        assert SECRET not in str(ada.messages)
+        await ada.close()
+    finally:
+        await asyncio.to_thread(srv.stop)
+
+
+# ---- a real TURN server -------------------------------------------------------------
+
+
+def free_udp_tcp_port() -> int:
+    for _ in range(50):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            u.bind(("127.0.0.1", 0))
+            port = u.getsockname()[1]
+            with socket.socket() as t:
+                try:
+                    t.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no free port")
+
+
+@pytest.fixture
+def coturn(tmp_path: Path):
+    exe = shutil.which("turnserver")
+    if exe is None:
+        pytest.skip("coturn's turnserver is not installed (./scripts/test.sh installs it)")
+    port = free_udp_tcp_port()
+    log = tmp_path / "turn.log"
+    proc = subprocess.Popen(
+        [exe, "-n", "--listening-ip", "127.0.0.1", "--listening-port", str(port),
+         "--relay-ip", "127.0.0.1", "--use-auth-secret", "--static-auth-secret", SECRET,
+         "--realm", "sussurro.test", "--no-tls", "--no-dtls", "--no-cli",
+         "--userdb", str(tmp_path / "turndb"), "--pidfile", str(tmp_path / "turn.pid"),
+         "--log-file", "stdout", "--simple-log"],
+        stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    try:
+        yield ("127.0.0.1", port), log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+async def allocate(addr, username: str, password: str) -> tuple[str, int]:
+    """A TURN allocation (what a browser does with these credentials); its relayed address."""
+    transport, _ = await asyncio.wait_for(
+        turn.create_turn_endpoint(asyncio.DatagramProtocol, addr, username, password), 5)
+    try:
+        return transport.get_extra_info("sockname")
+    finally:
+        transport.close()
+
+
+async def test_coturn_accepts_the_credentials_until_they_expire(coturn):
+    addr, log = coturn
+    s = Settings(turn_urls=f"turn:{addr[0]}:{addr[1]}", turn_secret=SECRET, turn_ttl=60)
+    fresh = client_ice_servers(s, "p1", time.time())[-1]
+    relayed = None
+    deadline = time.monotonic() + 10
+    while relayed is None:  # coturn needs a moment to open its port
+        try:
+            relayed = await allocate(addr, fresh["username"], fresh["credential"])
+        except (TimeoutError, OSError, stun.TransactionError):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"coturn never allocated:\n{log.read_text()[-2000:]}") from None
+            await asyncio.sleep(0.2)
+    assert relayed[0] == "127.0.0.1" and relayed[1] > 0
+    # Expired a few seconds ago: refused.
+    expired = turn_username("p1", time.time(), -5)
+    with pytest.raises(stun.TransactionFailed, match="401"):
+        await allocate(addr, expired, turn_credential(SECRET, expired))
+    # Made with another secret: refused.
+    with pytest.raises(stun.TransactionFailed, match="401"):
+        await allocate(addr, fresh["username"], turn_credential("another secret", fresh["username"]))
