@@ -24,6 +24,12 @@ BASE_ARGS = [
     "--autoplay-policy=no-user-gesture-required",
 ]
 
+# A name that reaches the server on loopback without being "localhost" (which browsers
+# treat as a secure context even over http), as a phone on the LAN sees the server; and
+# the server's self-made certificate accepted, in this test browser only.
+LAN_NAME = "sussurro.test"
+LAN_ARGS = [f"--host-resolver-rules=MAP {LAN_NAME} 127.0.0.1", "--ignore-certificate-errors"]
+
 
 def tone_wav(path: Path, freq: float, seconds: float = 4.0, rate: int = 48000,
              on: float = 0.4, off: float = 0.1) -> Path:
@@ -84,9 +90,10 @@ class Player:
 
 
 def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, locale="it-IT",
-                  mic: str = "tone") -> Player:
+                  mic: str = "tone", extra_args: list[str] | None = None) -> Player:
     """`mic`: "tone" (a fake mic playing `freq`), "denied" (the player refuses the
-    permission prompt) or "missing" (the device has no microphone)."""
+    permission prompt) or "missing" (the device has no microphone). `extra_args`: more
+    Chromium flags (e.g. LAN_ARGS for a name that is not localhost)."""
     profile = tmp / f"profile-{name}"
     profile.mkdir(parents=True, exist_ok=True)
     if mic == "tone":
@@ -96,6 +103,7 @@ def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, loca
         args = [a for a in BASE_ARGS if a != "--use-fake-ui-for-media-stream"]
     else:                   # no fake device at all: nothing to capture
         args = [a for a in BASE_ARGS if "fake" not in a]
+    args = [*args, *(extra_args or [])]
     context = pw.chromium.launch_persistent_context(
         user_data_dir=str(profile),
         executable_path=CHROMIUM,

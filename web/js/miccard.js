@@ -3,6 +3,7 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { icon } from "./icons.js";
+import { insecureNotice, micApiAvailable } from "./secure.js";
 import * as session from "./session.js";
 import { state } from "./state.js";
 
@@ -12,6 +13,11 @@ export function micCard() {
     class: "btn btn-primary", id: "mic-enable", onclick: () => session.requestMic(),
   }, icon("mic", 18), " ", label);
   let body;
+  if (!micApiAvailable() && s !== "skipped") {
+    // Not "no microphone": the page's address forbids it. Say so, with the https link.
+    return h("div", { class: "mic-insecure", "aria-label": t("mic.title") }, insecureNotice(null,
+      h("button", { class: "btn btn-ghost", id: "mic-skip", onclick: () => session.skipMic() }, t("mic.skip"))));
+  }
   if (s === "unknown") {
     body = [
       h("p", {}, t("mic.explain")),

@@ -5,6 +5,7 @@ import * as audio from "./audio.js";
 import { initialLang, setLang, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { Voice, getMic } from "./rtc.js";
+import { micApiAvailable } from "./secure.js";
 import { state, update } from "./state.js";
 import * as storage from "./storage.js";
 
@@ -229,6 +230,12 @@ function startVoice() {
 
 /** Ask for the microphone (after the screen explained why). */
 export async function requestMic() {
+  if (!micApiAvailable()) {
+    // Plain http on another device: the mic card shows the https address instead.
+    update({ mic: "insecure" });
+    if (conn?.isOpen) startVoice();
+    return;
+  }
   update({ mic: "asking" });
   try {
     micStream = await getMic();

@@ -12,7 +12,7 @@ export const state = {
   whispers: {},        // pid -> true while that player whispers to me
   whisperingTo: null,  // pid I am whispering to
   conn: "idle",        // idle | connecting | open | closed
-  mic: "unknown",      // unknown | asking | on | denied | missing | skipped
+  mic: "unknown",      // unknown | asking | on | denied | missing | skipped | insecure
   micMuted: false,
   voice: "off",        // off | connecting | on | failed
   offset: 0,           // server clock minus local clock, seconds

@@ -5,6 +5,7 @@ import { h } from "../dom.js";
 import { errorText } from "../errors.js";
 import { getLang, initialLang, setLang, t } from "../i18n.js";
 import { PRESETS } from "../options.js";
+import { insecureNotice, micApiAvailable } from "../secure.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
 import * as storage from "../storage.js";
@@ -125,6 +126,8 @@ export function mountHome(root) {
     h("section", { class: "hero" },
       h("h1", {}, "Sussurro"),
       h("p", { class: "tagline" }, t("home.tagline"))),
+    // Plain http from another device: say so before a seat is taken at this address.
+    micApiAvailable() ? null : insecureNotice(t("net.insecure_before_join")),
     h("section", { class: "card profile" },
       preview,
       h("div", { class: "profile-fields" },

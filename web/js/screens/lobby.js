@@ -18,6 +18,10 @@ export function leaveButton() {
   }, t("lobby.leave"));
 }
 
+// The base of room links as the server gives them (GET /api/links): with `--lan` the https
+// LAN address, the same the QR code holds, even when this page is on localhost.
+let joinBase = null;
+
 export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
   const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
@@ -34,8 +38,8 @@ export function mountLobby(root) {
   function draw() {
     const room = state.room || {};
     const code = state.code;
-    const link = `${location.origin}/r/${code}`;
-    region(head, [code, t("lobby.code")], () => [
+    const link = `${joinBase || location.origin}/r/${code}`;
+    region(head, [code, link, t("lobby.code")], () => [
       h("div", { class: "code-block" },
         h("span", { class: "label" }, t("lobby.code")),
         h("strong", { class: "code", id: "room-code" }, code),
@@ -102,6 +106,11 @@ export function mountLobby(root) {
   }
 
   draw();
+  if (!joinBase) {
+    fetch("/api/links").then((r) => (r.ok ? r.json() : null))
+      .then((d) => { if (d?.base) { joinBase = d.base; draw(); } })
+      .catch(() => { /* the page's own address stays */ });
+  }
   return {
     update(keys) {
       // A refused setting leaves the room unchanged: redraw to drop the rejected value.
