@@ -1,0 +1,36 @@
+# Sussurro in a container: the embedded default (one process, SQLite), its data on a volume.
+#   docker compose up -d             (compose.yaml: host networking, the volume, optional coturn)
+#   docker build -t sussurro . && docker run --network host -v sussurro-data:/data sussurro
+# WebRTC needs UDP on ephemeral ports: docs/deploy.md explains why host networking.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+# Every dependency comes as a wheel (aiortc, av, numpy, scipy, soundfile bundle their
+# libraries): no compiler, no system package.
+COPY pyproject.toml README.md ./
+COPY game ./game
+COPY audio ./audio
+COPY server ./server
+COPY web ./web
+RUN pip install --no-cache-dir . \
+    && groupadd --system --gid 10001 sussurro \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home sussurro \
+    && mkdir -p /data \
+    && chown 10001:10001 /data
+
+USER 10001:10001
+ENV SUSSURRO_HOST=0.0.0.0 \
+    SUSSURRO_PORT=8000 \
+    SUSSURRO_DB=/data/sussurro.db \
+    SUSSURRO_WEB_DIR=/app/web
+VOLUME ["/data"]
+EXPOSE 8000
+# /healthz answers over plain http in every mode (with --lan too: one port, both).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('SUSSURRO_PORT', '8000'), timeout=3)"]
+CMD ["sussurro", "serve"]
