@@ -9,6 +9,7 @@ Every server here listens on 127.0.0.1 only (`--host`), as tests must.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import io
 import re
@@ -186,3 +187,23 @@ def test_certfile_without_keyfile_is_refused_clearly(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert re.search(r"--certfile and --keyfile go together", out.stderr + out.stdout)
+
+
+def test_lan_binds_every_interface_unless_a_host_is_given(monkeypatch):
+    from server.main import settings_from_args
+
+    def settings(*flags, env=None):
+        monkeypatch.delenv("SUSSURRO_HOST", raising=False)
+        for k, v in (env or {}).items():
+            monkeypatch.setenv(k, v)
+        ns = argparse.Namespace(host=None, port=None, db=None, log_level=None, ice_servers=None,
+                                public_url=None, lan=False, certfile=None, keyfile=None)
+        for flag in flags:
+            key, _, value = flag.partition("=")
+            setattr(ns, key, value or True)
+        return settings_from_args(ns)
+
+    assert settings().host == "127.0.0.1" and not settings().lan       # the default: loopback
+    assert settings("lan").host == "::" and settings("lan").lan        # IPv6 and IPv4, all
+    assert settings("lan", "host=127.0.0.1").host == "127.0.0.1"
+    assert settings("lan", env={"SUSSURRO_HOST": "192.168.1.5"}).host == "192.168.1.5"
