@@ -17,6 +17,7 @@ PLAYER = "player"  # a player id (a string; whether it exists is the rules' busi
 TEXT = "text"  # a string
 PLAYERS2 = "players2"  # a list of two player ids
 FLAG = "flag"  # true or false
+TALLY = "tally"  # an object: name -> count (game/table_vote.py checks the rest)
 
 
 def _ok(kind: str, value: Any) -> bool:
@@ -26,6 +27,8 @@ def _ok(kind: str, value: Any) -> bool:
         return isinstance(value, list) and len(value) == 2 and all(isinstance(x, str) for x in value)
     if kind == FLAG:
         return isinstance(value, bool)
+    if kind == TALLY:
+        return isinstance(value, dict) and len(value) <= 64
     raise ValueError(kind)  # pragma: no cover - a bug in an engine's table
 
 

@@ -16,3 +16,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   fi
   touch "$stamp"
 fi
+# The one-phone page's offline files (Pyodide from the npm registry, fetched once; the
+# core archive, repacked when game/ changes): offline-build/, served under /offline/.
+.venv/bin/python scripts/offline_assets.py \
+  || echo "warning: the offline files could not be built; the one-phone page will say so"

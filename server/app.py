@@ -41,6 +41,7 @@ from server.connection import Connection
 from server.forwarded import TrustedProxies
 from server.https import https_enabled
 from server.metrics import render_metrics
+from server.offline import mount_offline
 from server.rooms import RoomError, Rooms
 from server.store import Store
 from server.throttle import KeyedBuckets, TokenBucket
@@ -265,6 +266,8 @@ def create_app(settings: Settings) -> FastAPI:
     async def room_page(code: str, request: Request):
         return client_page(request)
 
+    # The one-phone page (the core in the browser, offline): web/offline/, offline-build/.
+    mount_offline(app, settings)
     if os.path.isdir(settings.web_dir):
         app.mount("/static", StaticFiles(directory=settings.web_dir), name="static")
 

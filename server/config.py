@@ -35,6 +35,9 @@ class Settings:
     rtc_addresses: str = ""
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
+    # What the one-phone page needs offline (Pyodide, the core archive), built by
+    # scripts/offline_assets.py (run by scripts/setup.sh) and served under /offline/.
+    offline_dir: str = field(default_factory=lambda: _default_offline_dir())
     # Public base URL for QR codes and links; empty: derived from the request
     # (with --lan: the https address on the machine's main LAN address).
     public_url: str = ""
@@ -96,6 +99,11 @@ class Settings:
 def _default_web_dir() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(os.path.dirname(here), "web")
+
+
+def _default_offline_dir() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(os.path.dirname(here), "offline-build")
 
 
 def _coerce(raw: Any, current: Any) -> Any:

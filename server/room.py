@@ -357,6 +357,11 @@ class Room:
                 base[key] = {**base[key], **value}
             else:
                 base[key] = value
+        if base.get("one_phone"):
+            # One phone for the whole table is the offline page's game: in a room every
+            # player has their own, and a table vote would let one seat decide for all.
+            raise GameError("bad_options", "a room plays with a phone per player",
+                            field="one_phone")
         options = game.validate_options(preset, base, len(self.members))
         self.preset, self.options = preset, options
         self.store.set_settings(self.code, self._settings_json())

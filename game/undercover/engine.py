@@ -21,9 +21,10 @@ from typing import Any
 from .. import ballot
 from .. import text as texts
 from .. import words as wordlist
-from ..actions import PLAYER, PLAYERS2, TEXT, check_shape
+from ..actions import PLAYER, PLAYERS2, TALLY, TEXT, check_shape
 from ..errors import GameError
 from ..table import check_players
+from ..table_vote import table_tally
 from .presets import (
     POWERS,
     Preset,
@@ -266,6 +267,20 @@ def _give_clue(s: GameState, pl: Player, text: Any, t: float, events: Events) ->
     _next_turn(s, t, events)
 
 
+def _spoken_clue(s: GameState, pl: Player, t: float, events: Events) -> None:
+    """One-phone play: the clue is said aloud at the table; the phone only moves the turn on.
+
+    The table hears it and holds the speaker to the clue rules (a Muto mimes).
+    """
+    if not s.options["one_phone"]:
+        raise GameError("not_allowed", "clues are typed unless the game is on one phone")
+    if s.order[s.turn_index] != pl.id:
+        raise GameError("not_your_turn", "it is not your turn", turn=s.order[s.turn_index])
+    s.clues.append(Clue(round=s.round, player=pl.id, text="", spoken=True))
+    events.append({"type": "clue", "player": pl.id})
+    _next_turn(s, t, events)
+
+
 def _next_turn(s: GameState, t: float, events: Events) -> None:
     s.turn_index += 1
     if s.turn_index >= len(s.order):
@@ -330,11 +345,23 @@ def _vote(s: GameState, pl: Player, target: Any, t: float, events: Events) -> No
         _close_ballot(s, t, events)
 
 
-def _close_ballot(s: GameState, t: float, events: Events) -> None:
-    """The most voted goes; a tie goes to a revote among the tied; tied again: see the preset."""
-    s.last_tally = ballot.tally(s.votes, s.candidates)
+def _table_vote(s: GameState, raw: Any, t: float, events: Events) -> None:
+    """One-phone play: the table's spoken vote closes the ballot with its tally."""
+    living = s.living_ids()
+    counts = table_tally(s.options, raw, [c for c in s.candidates if c in living], len(living))
+    _close_ballot(s, t, events, counts)
+
+
+def _close_ballot(s: GameState, t: float, events: Events,
+                  counts: dict[str, int] | None = None) -> None:
+    """The most voted goes; a tie goes to a revote among the tied; tied again: see the preset.
+
+    `counts`: the table's tally in one-phone play instead of the cast votes.
+    """
+    s.last_tally = ballot.tally(s.votes, s.candidates) if counts is None else counts
     events.append({"type": "vote_closed", "tally": dict(s.last_tally)})
-    if not s.votes and s.phase == "vote":
+    nobody = not s.votes if counts is None else not any(counts.values())
+    if nobody and s.phase == "vote":
         # Nobody voted (everyone abstained): nobody was designated.
         events.append({"type": "no_elimination", "why": "no_votes"})
         _resolve(s, t, events)
@@ -596,6 +623,8 @@ SHAPES = {
     "judge": {"target": PLAYER},
     "avenge": {"target": PLAYER},
     "guess": {"word": TEXT},
+    "done": {},  # one-phone play: the speaker said the clue aloud
+    "table_vote": {"tally": TALLY},  # one-phone play: the table's spoken vote, from any seat
 }
 ACTIONS = tuple(SHAPES)
 _PHASE_OF = {
@@ -608,8 +637,10 @@ _PHASE_OF = {
     "judge": ("judge",),
     "avenge": ("avenge",),
     "guess": ("guess",),
+    "done": ("clues",),
+    "table_vote": ("vote", "revote"),
 }
-_BY_THE_DEAD = ("avenge", "guess")
+_BY_THE_DEAD = ("avenge", "guess", "table_vote")
 
 
 def apply(
@@ -663,6 +694,10 @@ def apply(
         _avenge(s, pl, action.get("target"), now, events)
     elif kind == "guess":
         _guess(s, pl, action.get("word"), now, events)
+    elif kind == "done":
+        _spoken_clue(s, pl, now, events)
+    elif kind == "table_vote":
+        _table_vote(s, action.get("tally"), now, events)
     return s, events
 
 
@@ -672,6 +707,8 @@ def allowed_actions(s: GameState, pid: str) -> list[str]:
     can: list[str] = []
     if s.phase == "over":
         return can
+    if s.options["one_phone"] and s.phase in ("vote", "revote"):
+        can.append("table_vote")  # any seat speaks for the table
     if s.phase == "guess" and s.acting == pid:
         return ["guess"]
     if s.phase == "avenge" and s.acting == pid:
@@ -682,6 +719,8 @@ def allowed_actions(s: GameState, pid: str) -> list[str]:
         can.append("bind" if pl.power == "cupido" else "intoxicate")
     elif s.phase == "clues" and s.order[s.turn_index] == pid:
         can.append("clue")
+        if s.options["one_phone"]:
+            can.append("done")
     elif s.phase == "debate":
         if pid not in s.ready:
             can.append("ready")

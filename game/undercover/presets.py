@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import GameError
 from ..table import MAX_PLAYERS, MIN_PLAYERS
+from ..table_vote import check_one_phone
 from ..timers import validate_timers
 from .state import POWERS
 
@@ -40,6 +41,11 @@ POWER_COUNT: dict[int, int] = {
 }  # fmt: skip
 
 TIMER_KEYS = ("powers", "clue", "debate", "vote", "guess", "pick")
+
+# Powers that need a phone of one's own during the table's talk, or the server's voice
+# mix: the Sabotatore swaps in secret during a debate, the Ubriacone's victims are heard
+# drunk. One-phone play leaves them out (docs/rules.md).
+NOT_ON_ONE_PHONE = ("sabotatore", "ubriacone")
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,9 @@ def default_options(preset: str) -> dict[str, Any]:
         "powers": copy.deepcopy(p.default_powers),
         "timers": dict(DEFAULT_TIMERS),
         "eliminated_speak": False,
+        # One phone passed around the table (docs/rules.md, "One phone"): spoken clues,
+        # the table's vote in one action.
+        "one_phone": False,
     }
 
 
@@ -174,6 +183,11 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
             raise _bad("powers", "this preset has no powers")
         out["powers"] = [x for x in POWERS if x in powers]  # canonical order
 
+    out["one_phone"] = check_one_phone(out["one_phone"])
+    if out["one_phone"] and isinstance(out["powers"], list):
+        bad = [x for x in out["powers"] if x in NOT_ON_ONE_PHONE]
+        if bad:
+            raise _bad("powers", f"{bad[0]} needs a phone per player")
     out["timers"] = validate_timers(out["timers"], DEFAULT_TIMERS)
     if not isinstance(out["eliminated_speak"], bool):
         raise _bad("eliminated_speak", "eliminated_speak must be true or false")
@@ -240,7 +254,8 @@ def power_cards(options: dict[str, Any], n: int, rng: Any = None) -> list[str]:
         return list(powers)
     if rng is None:
         return ["?"] * POWER_COUNT[n]
-    return sorted(rng.sample(list(POWERS), POWER_COUNT[n]), key=POWERS.index)
+    pool = [x for x in POWERS if not (options.get("one_phone") and x in NOT_ON_ONE_PHONE)]
+    return sorted(rng.sample(pool, POWER_COUNT[n]), key=POWERS.index)
 
 
 def catalog() -> dict[str, Any]:
@@ -258,5 +273,6 @@ def catalog() -> dict[str, Any]:
             for name, p in PRESETS.items()
         },
         "powers": list(POWERS),
+        "powers_one_phone": [x for x in POWERS if x not in NOT_ON_ONE_PHONE],
         "timers": {"keys": list(TIMER_KEYS), "defaults": dict(DEFAULT_TIMERS)},
     }

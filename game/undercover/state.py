@@ -53,12 +53,14 @@ class Player:
 
 @dataclass(frozen=True)
 class Clue:
-    """One entry of the clue board; a timed-out turn is kept as `skipped`."""
+    """One entry of the clue board; a timed-out turn is kept as `skipped`; a clue said
+    aloud in one-phone play is `spoken` (its text is the table's, not the phone's)."""
 
     round: int
     player: str
     text: str
     skipped: bool = False
+    spoken: bool = False
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ def view(state: GameState, pid: str | None) -> dict[str, Any]:
         "players": players,
         "candidates": _candidates(s, pid),
         "clues": [
-            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped}
+            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped,
+             "spoken": c.spoken}
             for c in s.clues
         ],
         "eliminations": [
@@ -138,7 +139,8 @@ def result(s: GameState) -> dict[str, Any] | None:
         "drunk": list(s.drunk),
         "guesses": [dict(g) for g in s.guesses],
         "clues": [
-            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped}
+            {"round": c.round, "player": c.player, "text": c.text, "skipped": c.skipped,
+             "spoken": c.spoken}
             for c in s.clues
         ],
         "rounds": s.round,

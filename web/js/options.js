@@ -35,6 +35,12 @@ export async function loadCatalog(tries = 3) {
   return catalog;
 }
 
+/** Use a catalog read elsewhere: the one-phone page asks the core it runs in the page. */
+export function setCatalog(c) {
+  catalog = c;
+  PRESETS = Object.keys(catalog.presets || {});
+}
+
 /** The word categories of a language: [id, label] in the catalog's order. The label is
  * the word data's own name in that language, else the UI translation, else the id. */
 function categoriesOf(lang) {

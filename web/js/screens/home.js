@@ -137,7 +137,12 @@ export function mountHome(root) {
         swatches)),
     msg,
     joinForm,
-    linkCode ? null : createForm));
+    linkCode ? null : createForm,
+    // One phone passed around the table, offline: the page runs the game core itself.
+    linkCode ? null : h("section", { class: "card one-phone" },
+      h("h2", {}, t("home.one_phone")),
+      h("p", { class: "hint" }, t("home.one_phone_hint")),
+      h("a", { class: "btn", id: "one-phone", href: "/offline/" }, t("home.one_phone")))));
 
   return { update() {}, unmount() {} };
 }
