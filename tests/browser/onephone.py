@@ -1,0 +1,118 @@
+"""Drive the one-phone page (web/offline/) in real Chromium: a generic player of its
+screens that passes the phone, holds cards, taps the table's vote and plays a whole game
+to its end screen, whatever the engine; and a replay of the page's record under CPython."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import game
+from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE
+
+OFFLINE_BUILD = Path(__file__).resolve().parents[2] / "offline-build"
+
+
+def launch(pw, profile: Path, locale: str = "en-GB"):
+    """A phone-sized Chromium with a profile kept on disk (the service worker and the
+    stored game survive closing it: a cold start reopens the same profile)."""
+    profile.mkdir(parents=True, exist_ok=True)
+    ctx = pw.chromium.launch_persistent_context(
+        user_data_dir=str(profile), executable_path=CHROMIUM, headless=True,
+        args=[a for a in BASE_ARGS if "fake" not in a], viewport=PHONE, locale=locale,
+    )
+    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return ctx, page, errors
+
+
+def wait_playable(page, timeout: float = 120_000) -> None:
+    """Until the page shows a screen of the game (Pyodide and the core loaded)."""
+    page.wait_for_function("window.__onephone && ['setup', 'play', 'end'].includes(window.__onephone.screen)",
+                           timeout=timeout)
+
+
+def setup_game(page, names: list[str], preset: str) -> None:
+    """Type the names, choose the game, start it."""
+    inputs = page.locator(".name-input")
+    while inputs.count() < len(names):
+        page.click("#add-player")
+    for i, name in enumerate(names):
+        inputs.nth(i).fill(name)
+    page.select_option("#opt-preset", preset)
+    page.wait_for_function(f"document.querySelector('#opt-preset').value === '{preset}'")
+    page.click("#start")
+    page.wait_for_selector(".onephone-play")
+
+
+def step(page) -> str:
+    """Do the one thing the screen asks for; return what it was ("end" at the end)."""
+    if page.locator("#end").count():
+        return "end"
+    if page.locator("#pass-confirm").count():
+        page.click("#pass-confirm")
+        return "pass"
+    private = page.locator("[data-private]")
+    if private.count():
+        kind = private.get_attribute("data-private")
+        if kind == "guess":
+            page.fill("#guess-input", "zzzz")
+            page.click("#guess-send")
+            return "guess"
+        grid = page.locator(".pick-grid .avatar")
+        if grid.count():
+            need = 2 if "intoxicate" in (page.text_content(".private") or "") else 1
+            for i in range(need):
+                grid.nth(i).click()
+        if kind in ("card", "again"):
+            # The card shows only while held.
+            card = page.locator("#secret-card")
+            box = card.bounding_box()
+            page.mouse.move(box["x"] + 10, box["y"] + 10)
+            page.mouse.down()
+            page.wait_for_selector("#secret-card.revealed")
+            page.mouse.up()
+            page.wait_for_selector("#secret-card:not(.revealed)")
+        page.click("#private-done")
+        return kind
+    for button, what in (("#turn-done", "turn"), ("#to-vote", "ready"), ("#go-on", "go_on")):
+        if page.locator(button).count():
+            page.click(button)
+            return what
+    if page.locator("#countdown-start").count():
+        page.click("#countdown-start")
+        page.wait_for_selector(".pick-grid .avatar", timeout=10000)
+        page.locator(".pick-grid .avatar").first.click()  # one tap on the most voted
+        return "vote"
+    time.sleep(0.1)
+    return "wait"
+
+
+def play_to_end(page, max_steps: int = 400, reload_at: int | None = None) -> list[str]:
+    """Play the game on the page to its end screen; reload once at step `reload_at`."""
+    done: list[str] = []
+    for i in range(max_steps):
+        if reload_at is not None and i == reload_at:
+            page.reload()
+            wait_playable(page)
+            done.append("reload")
+        before = page.evaluate("JSON.stringify(window.__onephone.record()?.log?.length ?? -1)")
+        what = step(page)
+        done.append(what)
+        if what == "end":
+            return done
+        if what in ("turn", "ready", "vote", "guess", "go_on"):
+            # The core answers asynchronously: wait for the screen to move on.
+            page.wait_for_function(
+                f"JSON.stringify(window.__onephone.record()?.log?.length ?? -1) !== '{before}'"
+                " || document.querySelector('#end')", timeout=20000)
+    raise AssertionError(f"no end screen after {max_steps} steps: {done[-30:]}")
+
+
+def replay_bytes(record: dict) -> bytes:
+    """The page's game replayed by CPython's core from its record."""
+    state = game.replay(record["preset"], record["options"], record["seed"], record["players"],
+                        record["log"], started_at=record["started_at"], words=record["words"])
+    return game.state_bytes(state)
