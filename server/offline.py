@@ -109,11 +109,19 @@ def mount_offline(app: FastAPI, settings: Settings) -> None:
                                 status_code=503, headers={"Cache-Control": "no-store"})
         return JSONResponse(m, headers={"Cache-Control": "no-cache"})
 
+    def built_files() -> set[str]:
+        # Only what the build listed is served (never a stamp, a temporary or a stray file).
+        if cache.get("files") is None:
+            path = offline_dir / "manifest.json"
+            if not path.is_file():
+                return set()
+            cache["files"] = set(json.loads(path.read_text(encoding="utf-8"))["files"])
+        return cache["files"]  # type: ignore[return-value]
+
     @app.get("/offline/assets/{rel:path}")
     async def offline_asset(rel: str, request: Request):
-        root = offline_dir.resolve()
-        path = (offline_dir / rel).resolve()
-        if root not in path.parents or not path.is_file() or path.suffix in (".gz", ".tmp"):
+        path = offline_dir / rel
+        if rel not in built_files() or not path.is_file():
             return JSONResponse({"code": "not_found", "message": "no such file"}, status_code=404)
         # Versioned folders never change; the core archive and manifest are revalidated.
         immutable = path.parent.name.startswith("pyodide-")

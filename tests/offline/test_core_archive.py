@@ -1,0 +1,126 @@
+"""Issue 11: the core archive the one-phone page unpacks into Pyodide.
+
+What goes in is derived from the imports of game/ and pyproject.toml's
+dependencies; `import game` works from the archive alone under CPython (no
+site-packages, a clean sys.path), and a game played from it gives the same bytes
+as the installed core: the pure-Python paths are the ones the browser runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import game
+from game.words import LANGS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("offline_assets", ROOT / "scripts" / "offline_assets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    out = tmp_path_factory.mktemp("core") / "core.zip"
+    report = _script().pack_core(out)
+    return out, report
+
+
+SCRIPT = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1]]
+import game
+from game import apply, new_game, replay, state_bytes, view
+players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(6)]
+out = {"modules": sorted(m.split(".")[0] for m in sys.modules if m.split(".")[0] in
+                         ("emoji", "snowballstemmer", "rapidfuzz", "simplemma", "game"))}
+for preset in sorted(game.PRESETS):
+    opts = game.validate_options(preset, {"one_phone": True}, 6) if "one_phone" in \
+        game.default_options(preset) else game.default_options(preset)
+    words = game.draw_words(preset, opts, 7)
+    s = new_game(preset, opts, 7, players, 0.0, words=words)
+    out[preset] = state_bytes(s).decode()
+from game import text
+out["checks"] = [text.guess_matches("gato", "gatto", None, "it"),
+                 text.guess_matches("chevaux", "cheval", None, "fr"),
+                 text.is_emoji_only("🐱🌊")]
+for clue in ("gattino", "gatti", "felino"):
+    try:
+        text.check_clue(clue, "gatto", "it")
+        out["checks"].append("ok")
+    except game.GameError as exc:
+        out["checks"].append(exc.code)
+print(json.dumps(out))
+"""
+
+
+def test_what_goes_in_is_derived_from_the_imports_of_game_and_pyproject(archive, monkeypatch):
+    from importlib import metadata
+
+    mod = _script()
+    declared = mod.declared_dependencies()
+    providers = metadata.packages_distributions()
+    imports = mod.game_imports()
+    assert imports, "game has dependencies beyond the standard library"
+    _, report = archive
+    shipped = {mod._norm(n) for n in report["distributions"]}
+    for module in imports:
+        dist = mod._norm(providers[module][0])
+        assert dist in declared and dist in shipped, (module, dist)
+    # An import no dependency of pyproject.toml declares stops the build.
+    monkeypatch.setattr(mod, "game_imports", lambda package=None: {"yaml"})
+    with pytest.raises(SystemExit, match="not a dependency in pyproject.toml"):
+        mod.core_distributions()
+
+
+def test_the_archive_holds_the_core_its_words_and_no_compiled_code(archive):
+    path, _ = archive
+    names = zipfile.ZipFile(path).namelist()
+    assert "game/__init__.py" in names and "sussurro_offline.py" in names
+    for lang in LANGS:
+        assert f"game/words/{lang}.json" in names
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
+    assert not [n for n in names if ".dist-info/" in n or "__pycache__" in n]
+    # A many-language dependency keeps our languages' data only.
+    data = [n for n in names if n.endswith(".plzma")]
+    assert all(Path(n).stem in LANGS for n in data)
+
+
+def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_path):
+    path, _ = archive
+    dest = tmp_path / "unpacked"
+    zipfile.ZipFile(path).extractall(dest)
+    # -I: isolated (no environment, no user site); -S: no site-packages at all.
+    res = subprocess.run([sys.executable, "-I", "-S", "-c", SCRIPT, str(dest)],
+                         capture_output=True, text=True, timeout=240)
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = json.loads(res.stdout)
+    assert "game" in got["modules"]
+    players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(6)]
+    for preset in sorted(game.PRESETS):
+        opts = (game.validate_options(preset, {"one_phone": True}, 6)
+                if "one_phone" in game.default_options(preset) else game.default_options(preset))
+        words = game.draw_words(preset, opts, 7)
+        here = game.state_bytes(game.new_game(preset, opts, 7, players, 0.0, words=words)).decode()
+        assert got[preset] == here, preset
+    checks = [game.text.guess_matches("gato", "gatto", None, "it"),
+              game.text.guess_matches("chevaux", "cheval", None, "fr"),
+              game.text.is_emoji_only("🐱🌊")]
+    for clue in ("gattino", "gatti", "felino"):
+        try:
+            game.text.check_clue(clue, "gatto", "it")
+            checks.append("ok")
+        except game.GameError as exc:
+            checks.append(exc.code)
+    assert got["checks"] == checks
