@@ -176,6 +176,7 @@ async function boot() {
   setCatalog(cat);
   await resume();
   timings.playable = performance.now() - t0;
+  timings.sinceNavigation = performance.now();
 }
 
 async function resume() {
