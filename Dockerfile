@@ -17,7 +17,11 @@ COPY game ./game
 COPY audio ./audio
 COPY server ./server
 COPY web ./web
+COPY scripts/offline_assets.py ./scripts/
+# The one-phone page's offline files: Pyodide from the npm registry (pinned, sha512
+# checked) and the core archive, built into /app/offline-build.
 RUN pip install --no-cache-dir . \
+    && python scripts/offline_assets.py \
     && groupadd --system --gid 10001 sussurro \
     && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home sussurro \
     && mkdir -p /data \
@@ -27,7 +31,8 @@ USER 10001:10001
 ENV SUSSURRO_HOST=0.0.0.0 \
     SUSSURRO_PORT=8000 \
     SUSSURRO_DB=/data/sussurro.db \
-    SUSSURRO_WEB_DIR=/app/web
+    SUSSURRO_WEB_DIR=/app/web \
+    SUSSURRO_OFFLINE_DIR=/app/offline-build
 VOLUME ["/data"]
 EXPOSE 8000
 # /healthz answers over plain http in every mode (with --lan too: one port, both).

@@ -37,6 +37,15 @@ _TYPES = {
     ".css": "text/css; charset=utf-8",
 }
 NOT_BUILT = "offline_not_built"
+# The web worker running Pyodide compiles WebAssembly: its script (a worker's policy is
+# the one delivered with it) allows that and nothing more. Nowhere else is it allowed.
+WORKER_CSP = "; ".join((
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+))
 
 
 def _hash(path: Path) -> str:
@@ -84,11 +93,13 @@ def mount_offline(app: FastAPI, settings: Settings) -> None:
             cache["manifest"] = build_manifest(web_dir, offline_dir)
         return cache["manifest"]  # type: ignore[return-value]
 
-    def page_file(name: str, *, worker: bool = False) -> Response:
+    def page_file(name: str) -> Response:
         path = page_dir / name
         if not path.is_file():
             return JSONResponse({"code": "not_found", "message": "no such file"}, status_code=404)
         headers = {"Cache-Control": "no-cache"}
+        if name == "worker.js":
+            headers["Content-Security-Policy"] = WORKER_CSP
         return FileResponse(path, media_type=_TYPES.get(path.suffix, "text/plain"),
                             headers=headers)
 

@@ -93,6 +93,9 @@ def test_the_image_builds_and_answers_healthz():
             time.sleep(0.5)
         logs = subprocess.run([engine, "logs", name], capture_output=True, text=True).stdout
         assert isinstance(last, httpx.Response) and last.json()["ok"] is True, (last, logs)
+        # The one-phone page's offline files are built into the image (issue 11).
+        offline = httpx.get(f"http://127.0.0.1:{port}/offline/manifest.json", timeout=5)
+        assert offline.status_code == 200, (offline.text, logs)
     finally:
         subprocess.run([engine, "rm", "-f", name], capture_output=True)
         subprocess.run([engine, "rmi", "-f", tag], capture_output=True)

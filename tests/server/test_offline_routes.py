@@ -24,6 +24,13 @@ def test_the_page_and_its_workers_are_served(shared_server):
     for name in ("sw.js", "worker.js", "app.js"):
         js = httpx.get(shared_server.url(f"/offline/{name}"))
         assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    # WebAssembly may be compiled by the core's worker alone (its own policy), nowhere else.
+    worker = httpx.get(shared_server.url("/offline/worker.js"))
+    assert "'wasm-unsafe-eval'" in worker.headers["content-security-policy"]
+    assert "unsafe-eval'" not in worker.headers["content-security-policy"].replace("'wasm-unsafe-eval'", "")
+    for other in ("/offline/", "/offline/app.js", "/offline/sw.js"):
+        assert "wasm-unsafe-eval" not in httpx.get(shared_server.url(other)).headers.get(
+            "content-security-policy", "")
     assert httpx.get(shared_server.url("/offline/nope.js")).status_code == 404
     assert httpx.get(shared_server.url("/offline/index.html")).status_code == 404
 

@@ -119,7 +119,8 @@ async def test_deadlines_that_pass_while_the_server_is_down_count_on_restart(ser
     fresh = await _reconnect(server, clients)
     try:
         after, _ = await fresh_picture(fresh[0])
-        assert after["clues"][0] == {"round": 1, "player": first, "text": "", "skipped": True}
+        assert after["clues"][0] == {"round": 1, "player": first, "text": "", "skipped": True,
+                                    "spoken": False}
         # On a slow machine later turns may have timed out too; each one is a skip, in order.
         skipped = after["clues"]
         assert [c["player"] for c in skipped] == view["order"][:len(skipped)]
