@@ -255,6 +255,12 @@ def pack_core(dest: Path) -> dict:
             report["compiled_left_out"][dist.metadata["Name"]] = len(compiled)
     entries.sort()
     report["files"] = len(entries)
+    lock = pyodide_dir() / "pyodide-lock.json"
+    if lock.is_file():
+        report["not_in_pyodide"] = unvendored_imports(entries, lock)
+        for mod, files in report["not_in_pyodide"].items():
+            print(f"offline: warning: {mod} is not in Pyodide's npm package; imported by "
+                  f"{', '.join(files[:3])}", file=sys.stderr)
     # Unchanged inputs (names, sizes, times, this script): the archive is up to date.
     stamp = hashlib.sha256(Path(__file__).read_bytes())
     for name, path in entries:
@@ -273,6 +279,32 @@ def pack_core(dest: Path) -> dict:
     os.replace(tmp, dest)
     stamp_file.write_text(stamp.hexdigest())
     return report
+
+
+def unvendored_imports(entries: list[tuple[str, Path]], lock: Path) -> dict[str, list[str]]:
+    """Standard-library modules that Pyodide's npm package leaves out (its lock file's
+    `cpython_module` entries: lzma, sqlite3, ssl ...) imported by a packed file:
+    {module: [files]}. Such an import fails in the page unless a pure path avoids it."""
+    data = json.loads(lock.read_text(encoding="utf-8"))
+    missing = {name for pkg in data["packages"].values()
+               if pkg.get("package_type") == "cpython_module" for name in pkg.get("imports", [])}
+    found: dict[str, list[str]] = {}
+    for name, path in entries:
+        if not name.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(path.read_bytes(), name)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module] if isinstance(node, ast.ImportFrom) and node.module
+                    and node.level == 0 else [])
+            for mod in mods:
+                top = mod.split(".")[0]
+                if top in missing:
+                    found.setdefault(top, []).append(name)
+    return {k: sorted(set(v)) for k, v in sorted(found.items())}
 
 
 # ---------------------------------------------------------------- the manifest

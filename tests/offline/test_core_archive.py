@@ -124,3 +124,19 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
         except game.GameError as exc:
             checks.append(exc.code)
     assert got["checks"] == checks
+
+
+def test_nothing_packed_imports_what_pyodide_leaves_out(archive, tmp_path):
+    """Pyodide's npm package leaves a few standard modules out (lzma, sqlite3, ssl ...:
+    its lock file's `cpython_module` entries); an import of one would fail in the page."""
+    mod = _script()
+    lock = mod.pyodide_dir() / "pyodide-lock.json"
+    if not lock.is_file():
+        pytest.skip("offline-build/ not built (./scripts/setup.sh)")
+    _, report = archive
+    assert report["not_in_pyodide"] == {}
+    # The check finds such an import where there is one.
+    user = tmp_path / "uses_lzma.py"
+    user.write_text("import lzma\n\nDATA = lzma.decompress\n")
+    fake = [("x/mod.py", Path(__file__)), ("y/uses_lzma.py", user)]
+    assert mod.unvendored_imports(fake, lock) == {"lzma": ["y/uses_lzma.py"]}
