@@ -79,7 +79,9 @@ def step(page) -> str:
         return kind
     for button, what in (("#turn-done", "turn"), ("#to-vote", "ready"), ("#go-on", "go_on")):
         if page.locator(button).count():
-            page.click(button)
+            # One tap, at once: the table's screen may be redrawn by its clock meanwhile, and
+            # a loaded machine can keep Playwright's "stable" check waiting.
+            page.eval_on_selector(button, "b => b.click()")
             return what
     if page.locator("#countdown-start").count():
         page.click("#countdown-start")
