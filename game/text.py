@@ -1,7 +1,11 @@
-"""Text checks of the word games: folding, clue rules and guess matching.
+"""Text checks of the word games: clue rules and guess matching.
 
 Rules implemented (RULES.md, rules/000 §3 and §7):
 
+- Every check reads the clue as shown: `unicode_text.clean` removes
+  invisible characters and applies NFKC first, and the cleaned text is what
+  is stored and shown, so a clue never shows as the secret word while
+  passing the check.
 - A clue is 1 to 4 words and at most `MAX_CLUE_CHARS` characters. Words are
   separated by spaces or punctuation; an apostrophe or hyphen inside a word
   keeps it one word ("l'acqua", "arc-en-ciel"). Every emoji grapheme
@@ -10,32 +14,36 @@ Rules implemented (RULES.md, rules/000 §3 and §7):
 - A clue may not contain the player's own word (a clue word equal to it or
   containing it: "gattone", "supergatto" for "gatto"; a secret preceded by
   only a few letters is a spelling accident, "opera" is fine for "pera" and
-  "train" for "rain") nor a word of its family (equal
-  Snowball stems of 4+ letters, or one stem being the other plus a
-  derivational ending: "gattino" for "gatto", "panino" for "pane"), case
-  and accents ignored, with the stemmer of the room's language. A secret
-  of 3 letters or fewer is matched as a whole word only ("sete" is fine for
-  "tè", "teas" is not for "tea"). For a secret of several words
-  ("pesce rosso") the whole phrase is checked like a word, and each of its
-  content words as a whole word and for its family ("pesce", "pesci").
+  "train" for "rain"), nor a word that looks like it (letters of other
+  scripts, "0" for "o", "rn" for "m": `unicode_text.skeleton`), nor a word
+  of its family (`game.family`: stems, dictionary lemmas and regular
+  inflections: "gatti", "gattino", "knives", "chevaux"), case and accents
+  ignored, in the room's language. A secret of 3 letters or fewer is
+  matched as a whole word only ("sete" is fine for "tè", "teas" is not for
+  "tea"). For a secret of several words ("pesce rosso") the whole phrase is
+  checked like a word, and each of its content words as a whole word and
+  for its family ("pesce", "pesci").
 - Muto: the clue must be emoji only. Pappagallo: the clue must repeat a word
-  of the previous clue.
-- A guess of a secret word ignores case, accents, a leading article and small
-  typos (Levenshtein distance 1 up to 5 letters, 2 above), and counts only
-  when the target is strictly closer than the other word of the pair.
+  of the previous clue; an article or other function word does not count,
+  and he is free when there is no previous clue or when every word of it is
+  forbidden to him (his own word or its family).
+- A guess of a secret word ignores case, accents, invisible characters, a
+  leading article and small typos (distance 1 up to 5 letters, 2 above; two
+  neighbouring letters swapped count as one), and counts only when the
+  target is strictly closer than the other word of the pair.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import emoji
-import snowballstemmer
-from rapidfuzz.distance import Levenshtein
 
+from game.distance import typo_distance
 from game.errors import GameError
+from game.family import check_lang, is_function_word, is_own_word, same_family, stem
+from game.unicode_text import clean, fold, skeleton
 
 MAX_CLUE_WORDS = 4
 MAX_CLUE_CHARS = 60
@@ -47,76 +55,31 @@ ARTICLES: dict[str, tuple[str, ...]] = {
     "en": ("the", "a", "an"),
 }
 
-# Function words of a multi-word secret that are not checked on their own
-# ("pomme de terre": "de" may be said, "pomme" and "terre" may not).
-_STOPWORDS: dict[str, frozenset[str]] = {
-    "it": frozenset(
-        "il lo la l i gli le un uno una di del dello della dei degli delle d da dal dallo dalla "
-        "a al allo alla ai agli alle in nel nello nella con per su sul sulla e o".split()
-    ),
-    "fr": frozenset("le la l les un une des du de d a au aux en et ou sur pour avec dans".split()),
-    "en": frozenset("the a an of and or in on to for with at by".split()),
-}
-
-# Endings left by the Snowball stemmer on derived words (diminutives,
-# augmentatives, trades, places): "gattino" -> gatt+in, "fiorista" ->
-# fior+ist, "plagiste" -> plag+ist, "painter" -> paint+er. Only these count,
-# so "pastore" is not taken for a word of the family of "pasta".
-_DERIVATIONS: dict[str, frozenset[str]] = {
-    "it": frozenset(
-        "in on acc ucc ett ell icell olin ott ai ier ist ator itor er iol ism icin uzz".split()
-    ),
-    "fr": frozenset("on et ett ell i ier ist eur our ag er eri net ot in el".split()),
-    "en": frozenset("er ist let i ie ing y s".split()),
-}
-# A 3-letter stem is short enough to begin unrelated words ("mel" in
-# "melone"), so only unmistakable endings count there: "panino" (pan+in),
-# "barista" (bar+ist), "potier" (pot+i); in English a doubled consonant
-# ("sunny" sun+ni, "runner" run+ner).
-_SHORT_DERIVATIONS: dict[str, frozenset[str]] = {
-    "it": frozenset("in ett ell icin olin ai ier ist ator".split()),
-    "fr": frozenset("i ier ist et ett".split()),
-    "en": frozenset("ist let".split()),
-}
-
 # Shortest first element of a compound that hides the secret at its end:
 # English builds compounds from short words ("pancake", "airship"), Italian
 # and French rarely do, and "sciarpa" or "fragola" are not "arpa" or "gola".
 _COMPOUND_LEAD = {"it": 4, "fr": 4, "en": 3}
 
-_STEMMER_NAMES = {"it": "italian", "fr": "french", "en": "english"}
-
-# Ligatures and letters that NFKD does not split but players type plainly.
-_PLAIN = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th"})
-_APOSTROPHES = str.maketrans({c: "'" for c in "’‘ʼ`´′ʹ"})
-_DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−"})
 _WORD = re.compile(r"[\w'\-]+")
 _PARTS = re.compile(r"[\w]+")
 
-
-def fold(text: str) -> str:
-    """Fold text for comparison: lower-case, accents removed, spacing tidied.
-
-    Apostrophe and dash variants become ASCII ' and -; other punctuation
-    becomes a space; whitespace is collapsed. Letters and digits are kept.
-    """
-    text = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).translate(_DASHES))
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = text.casefold().translate(_PLAIN)
-    out = []
-    for c in text:
-        cat = unicodedata.category(c)
-        if c in "'-" or not (cat.startswith("P") or cat.startswith("Z") or cat.startswith("C")):
-            out.append(c)
-        else:
-            out.append(" ")
-    return " ".join("".join(out).split())
+__all__ = [
+    "ARTICLES",
+    "MAX_CLUE_CHARS",
+    "MAX_CLUE_WORDS",
+    "check_clue",
+    "clue_words",
+    "fold",
+    "guess_matches",
+    "is_emoji_only",
+    "max_typos",
+]
 
 
-def _text_words(text: str) -> list[str]:
+def _text_words(text: str, *, accents: bool = False) -> list[str]:
     """Folded words of a text without emoji; outer apostrophes/dashes trimmed."""
     words = []
-    for token in _WORD.findall(fold(text)):
+    for token in _WORD.findall(fold(text, accents=accents)):
         token = token.strip("'-")
         # "perche'" (an accent typed as an apostrophe) is still one word.
         if any(c.isalnum() for c in token):
@@ -149,38 +112,7 @@ def is_emoji_only(text: str) -> bool:
     """True when the text holds at least one emoji and nothing but emoji and whitespace."""
     if not emoji.emoji_list(text):
         return False
-    rest = emoji.replace_emoji(text, "")
-    # Stray joiners / selectors / skin tones left around emoji are not text.
-    return all(
-        c.isspace() or c in "\u200d\ufe0f\ufe0e" or unicodedata.category(c) == "Sk" for c in rest
-    )
-
-
-def _clean(text: str) -> str:
-    """Drop control and invisible characters, collapse whitespace; keep the player's spelling."""
-    out = []
-    for c in unicodedata.normalize("NFC", text):
-        cat = unicodedata.category(c)
-        if cat == "Cc":
-            out.append(" ")
-        # Format characters are invisible; only those that build emoji stay
-        # (zero-width joiner, the tag letters of subdivision flags).
-        elif cat != "Cf" or c == "\u200d" or "\U000e0020" <= c <= "\U000e007f":
-            out.append(c)
-    return " ".join("".join(out).split())
-
-
-@cache
-def _stemmer(lang: str):
-    name = _STEMMER_NAMES.get(lang)
-    if name is None:
-        raise GameError("bad_options", f"unknown language {lang!r}", lang=lang)
-    return snowballstemmer.stemmer(name)
-
-
-@lru_cache(maxsize=4096)
-def _stem(word: str, lang: str) -> str:
-    return _stemmer(lang).stemWord(word)
+    return not emoji.replace_emoji(clean(text), "").strip()
 
 
 def _parts(word: str) -> list[str]:
@@ -188,13 +120,52 @@ def _parts(word: str) -> list[str]:
     return _PARTS.findall(word)
 
 
-def _secret_terms(secret: str, lang: str) -> list[str]:
+def _written(text: str) -> dict[str, str]:
+    """Folded word piece -> the same piece as written (lower case, accents kept).
+
+    Built only where both readings split the text alike, which is always the
+    case but for stray combining marks; a piece missing here is looked up
+    folded.
+    """
+    written: dict[str, str] = {}
+    folded, kept = _text_words(text), _text_words(text, accents=True)
+    if len(folded) != len(kept):
+        return written
+    for f, k in zip(folded, kept, strict=True):
+        fp, kp = _parts(f), _parts(k)
+        if len(fp) == len(kp) and all(fold(b) == a for a, b in zip(fp, kp, strict=True)):
+            written.update(zip(fp, kp, strict=True))
+    return written
+
+
+@lru_cache(maxsize=4096)
+def _secret_words(secret: str) -> tuple[str, ...]:
+    return tuple(p for w in _text_words(secret) for p in _parts(w))
+
+
+@lru_cache(maxsize=4096)
+def _secret_terms(secret: str, lang: str) -> tuple[str, ...]:
     """Folded words of the secret to check on their own (content words only)."""
-    words = [p for w in _text_words(secret) for p in _parts(w)]
+    words = _secret_words(secret)
     if len(words) <= 1:
         return words
-    stop = _STOPWORDS.get(lang, frozenset())
-    return [w for w in words if w not in stop] or words
+    return tuple(w for w in words if not is_function_word(w, lang, folded=True)) or words
+
+
+@lru_cache(maxsize=4096)
+def _secret_written(secret: str) -> dict[str, str]:
+    return _written(secret)
+
+
+@lru_cache(maxsize=4096)
+def _secret_looks(secret: str, lang: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each content word of the secret with the skeletons it shows as (see `_looks_like_secret`)."""
+    return tuple((term, _looks(term)) for term in _secret_terms(secret, lang))
+
+
+def _looks(word: str) -> frozenset[str]:
+    # Lower case, upper case and capitalised: a capital I looks like a small l.
+    return frozenset(skeleton(v) for v in (word, word.upper(), word.capitalize()))
 
 
 def _contains(word: str, term: str, lang: str) -> bool:
@@ -214,11 +185,15 @@ def _contains(word: str, term: str, lang: str) -> bool:
     return False
 
 
-def _uses_secret(word: str, secret: str, lang: str) -> bool:
-    """A clue word (folded) equals or contains the secret, or an inflection of a short one."""
+def _uses_secret(word: str, secret: str, lang: str, written: dict[str, str] | None = None) -> bool:
+    """A clue word (folded) equals or contains the secret, or an inflection of a short one.
+
+    `written` maps folded pieces to their spelling with accents ("mere" ->
+    "mère"): an accented word of its own is not an inflection of a short secret.
+    """
     if emoji.is_emoji(word) or not any(c.isalnum() for c in word):
         return False
-    secret_words = [p for w in _text_words(secret) for p in _parts(w)]
+    secret_words = _secret_words(secret)
     # "pescerosso" / "pesce-rosso" for "pesce rosso".
     if len(secret_words) > 1 and "".join(secret_words) in "".join(_parts(word)):
         return True
@@ -232,44 +207,65 @@ def _uses_secret(word: str, secret: str, lang: str) -> bool:
             continue
         # A short secret ("tè", "sol") would be found inside unrelated words,
         # so only the word itself or its inflection counts ("teas" for "tea").
-        root = _stem(term, lang)
+        root = stem(term, lang)
         for part in _parts(word):
             if part == term:
                 return True
             # "teas" for "tea", "sciare" for "sci": a longer word of the same
             # stem, when the secret is its own stem or the clue barely longer.
             # A function word never counts ("de" is not "dés").
-            if part in _STOPWORDS.get(lang, ()) or len(part) <= len(term):
+            if is_function_word(part, lang, folded=True) or len(part) <= len(term):
                 continue
-            if _stem(part, lang) == root and (root == term or len(part) <= len(term) + 2):
+            if (
+                stem(part, lang) == root
+                and (root == term or len(part) <= len(term) + 2)
+                and not is_own_word(part, (written or {}).get(part, part), lang)
+            ):
                 return True
     return False
 
 
-def _derived(stem: str, base: str, lang: str) -> bool:
-    """`stem` is `base` plus a derivational ending ("gattin" = "gatt" + "in")."""
-    if len(base) < 3 or not stem.startswith(base):
-        return False
-    rest = stem[len(base) :]
-    if len(base) >= 4:
-        return rest in _DERIVATIONS.get(lang, ())
-    if lang == "en" and rest in (base[-1] + "er", base[-1] + "i"):
-        return True
-    return rest in _SHORT_DERIVATIONS.get(lang, ())
+def _looks_like_secret(cleaned: str, secret: str, lang: str) -> str | None:
+    """The part of the clue (as shown) that looks like the secret, if any.
+
+    Texts are compared by their look-alike skeleton: "gаtto" with a
+    Cyrillic "а", "gatt0", "Iago" (capital i) for "lago", "rnare" for "mare".
+    The secret is read in lower case, upper case and capitalised, since a
+    capital I looks like a small l. Lengths follow the secret as written, so
+    the short-secret rule is the same as for plain text.
+    """
+    secret_words = _secret_words(secret)
+    several = len(secret_words) > 1
+    terms = _secret_looks(secret, lang)
+    phrase = _looks("".join(secret_words)) if several else frozenset()
+    for chunk in cleaned.split():
+        pieces = _PARTS.findall(skeleton(chunk))
+        joined = "".join(pieces)
+        if any(p in joined for p in phrase):
+            return chunk
+        for term, keys in terms:
+            for key in keys:
+                for piece in pieces:
+                    if piece == key or (
+                        len(term) >= 4 and not several and _contains(piece, key, lang)
+                    ):
+                        return chunk
+    return None
 
 
-def _same_family(word: str, secret: str, lang: str) -> bool:
-    """Equal stems of 4+ letters, or one stem is the other plus a derivational ending."""
+def _same_family(word: str, secret: str, lang: str, written: dict[str, str]) -> bool:
+    """A piece of the clue word is of the family of a content word of the secret."""
     if emoji.is_emoji(word):
         return False
+    secret_written = _secret_written(secret)
     for term in _secret_terms(secret, lang):
-        root = _stem(term, lang)
         for part in _parts(word):
-            stem = _stem(part, lang)
-            if (
-                (len(root) >= 4 and stem == root)
-                or _derived(stem, root, lang)
-                or _derived(root, stem, lang)
+            if same_family(
+                part,
+                term,
+                lang,
+                word_written=written.get(part, part),
+                term_written=secret_written.get(term, term),
             ):
                 return True
     return False
@@ -277,7 +273,7 @@ def _same_family(word: str, secret: str, lang: str) -> bool:
 
 def _phrase_in_clue(clue: list[str], secret: str) -> bool:
     """A multi-word secret said as a phrase ("pesce rosso" inside "un pesce rosso")."""
-    secret_words = [p for w in _text_words(secret) for p in _parts(w)]
+    secret_words = _secret_words(secret)
     if len(secret_words) < 2:
         return False
     clue_parts = [p for w in clue for p in _parts(w)]
@@ -285,12 +281,55 @@ def _phrase_in_clue(clue: list[str], secret: str) -> bool:
     return any(clue_parts[i : i + n] == secret_words for i in range(len(clue_parts) - n + 1))
 
 
-def _repeatable(words: list[str]) -> set[str]:
-    """Words a Pappagallo may repeat: each word, and each piece of an elided/hyphenated one."""
+def _forbidden(word: str, secret: str | None, lang: str, written: dict[str, str]) -> bool:
+    """May a player with this secret not say this (folded) word?"""
+    return bool(secret) and (
+        _uses_secret(word, secret, lang, written)
+        or _same_family(word, secret, lang, written)
+        or _looks_like_secret(word, secret, lang) is not None
+    )
+
+
+def _repeatable(words: list[str], lang: str) -> set[str]:
+    """Words that count as a Pappagallo's repeat: each word and each piece of an
+    elided/hyphenated one, but no article or other function word."""
     out = set(words)
     for w in words:
         out.update(p for p in _parts(w) if len(p) > 1)
-    return out
+    return {w for w in out if not is_function_word(w, lang, folded=True)}
+
+
+def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> None:
+    """Refuse a clue that says, looks like or inflects the secret."""
+    if _phrase_in_clue(words, secret):
+        raise GameError("clue_uses_secret_word", "the clue says the secret word", word=secret)
+    written = _written(cleaned)
+    for word in words:
+        if _uses_secret(word, secret, lang, written):
+            raise GameError("clue_uses_secret_word", "the clue says the secret word", word=word)
+    lookalike = _looks_like_secret(cleaned, secret, lang)
+    if lookalike is not None:
+        raise GameError("clue_uses_secret_word", "the clue says the secret word", word=lookalike)
+    for word in words:
+        if _same_family(word, secret, lang, written):
+            raise GameError(
+                "clue_same_family", "the clue uses a word of the secret's family", word=word
+            )
+
+
+def _check_repeat(words: list[str], previous: str, secret: str | None, lang: str) -> None:
+    """Pappagallo: repeat a word of the previous clue that he is allowed to say."""
+    before = clean(previous)
+    written = _written(before)
+    wanted = {
+        w for w in _repeatable(clue_words(before), lang) if not _forbidden(w, secret, lang, written)
+    }
+    if wanted and not (_repeatable(words, lang) & wanted):
+        raise GameError(
+            "clue_must_repeat",
+            "the clue must repeat a word of the previous clue",
+            previous=previous,
+        )
 
 
 def check_clue(
@@ -306,14 +345,42 @@ def check_clue(
     Codes: clue_empty, clue_too_long, clue_not_emoji (Muto),
     clue_uses_secret_word, clue_same_family, clue_must_repeat (Pappagallo).
     With `secret_word` None (the Fantasma) only the shape checks apply.
-    `must_repeat_from` is the previous clue (None when there is none: the
-    Pappagallo is then free); an emoji of it counts as a word to repeat,
-    and a previous clue with no word at all leaves the Pappagallo free.
-    The cleaned clue has control and invisible characters removed and
-    whitespace collapsed; its spelling and case are the player's.
+    `must_repeat_from` is the previous clue (None when there is none); the
+    Pappagallo is free when it has no word he may repeat: none at all, only
+    function words, or only his own word and its family. An emoji of it
+    counts as a word to repeat.
+    The cleaned clue (`unicode_text.clean`: NFKC, invisible characters
+    removed, whitespace collapsed) is what was checked and what is shown;
+    its spelling and case are the player's.
     """
-    _stemmer(lang)  # reject an unknown language even for a Fantasma
-    cleaned = _clean(text)
+    check_lang(lang)  # reject an unknown language even for a Fantasma
+    cleaned = clean(text)
+    refusal = _refusal(cleaned, secret_word or None, lang, emoji_only, must_repeat_from)
+    if refusal is not None:
+        code, message, detail = refusal
+        raise GameError(code, message, **dict(detail))
+    return cleaned
+
+
+@lru_cache(maxsize=8192)
+def _refusal(
+    cleaned: str, secret: str | None, lang: str, emoji_only: bool, previous: str | None
+) -> tuple[str, str, tuple[tuple[str, object], ...]] | None:
+    """Why a cleaned clue is refused, as (code, message, detail items), or None.
+
+    Cached: many texts clean to the same clue (a player retrying, a joiner
+    typed twice), and the checks are pure.
+    """
+    try:
+        _check_cleaned(cleaned, secret, lang, emoji_only, previous)
+    except GameError as err:
+        return err.code, err.message, tuple(err.detail.items())
+    return None
+
+
+def _check_cleaned(
+    cleaned: str, secret: str | None, lang: str, emoji_only: bool, previous: str | None
+) -> None:
     words = clue_words(cleaned)
     if not words:
         raise GameError("clue_empty", "the clue is empty")
@@ -328,28 +395,10 @@ def check_clue(
         raise GameError(
             "clue_too_long", "a clue is 1 to 4 words", words=len(words), max_words=MAX_CLUE_WORDS
         )
-    if secret_word:
-        if _phrase_in_clue(words, secret_word):
-            raise GameError(
-                "clue_uses_secret_word", "the clue says the secret word", word=secret_word
-            )
-        for word in words:
-            if _uses_secret(word, secret_word, lang):
-                raise GameError("clue_uses_secret_word", "the clue says the secret word", word=word)
-        for word in words:
-            if _same_family(word, secret_word, lang):
-                raise GameError(
-                    "clue_same_family", "the clue uses a word of the secret's family", word=word
-                )
-    if must_repeat_from is not None:
-        before = _repeatable(clue_words(must_repeat_from))
-        if before and not (_repeatable(words) & before):
-            raise GameError(
-                "clue_must_repeat",
-                "the clue must repeat a word of the previous clue",
-                previous=must_repeat_from,
-            )
-    return cleaned
+    if secret:
+        _check_secret(cleaned, words, secret, lang)
+    if previous is not None:
+        _check_repeat(words, previous, secret, lang)
 
 
 def _strip_article(folded: str, lang: str) -> str:
@@ -370,24 +419,26 @@ def _guess_form(text: str, lang: str) -> str:
 
 
 def max_typos(word: str) -> int:
-    """Edit distance tolerated for a guess: 1 up to 5 letters, 2 above."""
+    """Typos tolerated for a guess: 1 up to 5 letters, 2 above."""
     letters = sum(1 for c in word if c.isalnum())
     return 1 if letters <= 5 else 2
 
 
 def guess_matches(guess: str, target: str, other: str | None, lang: str) -> bool:
-    """Does a guess name `target`? Case, accents, a leading article and small typos
-    are ignored; the guess counts only if `target` is strictly closer than `other`.
+    """Does a guess name `target`? Case, accents, invisible characters, look-alike
+    letters of other scripts, a leading article and small typos are ignored
+    (`typo_distance`: a swap of two neighbouring letters is one typo); the
+    guess counts only if `target` is strictly closer than `other`.
     """
-    _stemmer(lang)
+    check_lang(lang)
     g, t = _guess_form(guess, lang), _guess_form(target, lang)
     if not g or not t:
         return False
-    dist = Levenshtein.distance(g, t)
+    dist = typo_distance(g, t)
     if dist > max_typos(t):
         return False
     if other:
         o = _guess_form(other, lang)
-        if o and Levenshtein.distance(g, o) <= dist:
+        if o and typo_distance(g, o) <= dist:
             return False
     return True

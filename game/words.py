@@ -113,6 +113,30 @@ def category_names(lang: str) -> dict[str, str]:
     return dict(_load(lang).categories)
 
 
+def _impostore_words(lang: str) -> list[str]:
+    """Words of the Impostore word file (game/words/impostore/<lang>.json), if there is one.
+
+    Read here only to list every secret word; its owner validates the file.
+    """
+    path = WORDS_DIR / "impostore" / f"{lang}.json"
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    return [row["word"] for row in raw.get("words", []) if isinstance(row.get("word"), str)]
+
+
+def secret_words(lang: str) -> list[str]:
+    """Every secret word the core can deal in a language, each once, in file order:
+    both words of every undercover pair, then the Impostore words.
+
+    The one list the clue checks are tested against (tests/game/test_word_families.py).
+    """
+    _check_lang(lang)
+    words = [w for p in _load(lang).pairs for w in (p.a, p.b)] + _impostore_words(lang)
+    return list(dict.fromkeys(words))
+
+
 def pick_pair(rng: random.Random, lang: str, categories: list[str] | None = None) -> WordPair:
     """Draw one pair uniformly among the pairs of the chosen categories (all if None).
 

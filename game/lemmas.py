@@ -1,0 +1,56 @@
+"""Dictionary lemmas of it, fr and en, behind one function (`lemma`).
+
+The lemmatizer is simplemma (pure Python). Its wheel holds dictionaries for
+54 languages; only the room's language is ever read, on first use, and kept
+for the life of the process. The core will also run in the browser under
+Pyodide (issue 11), where only it/fr/en data will ship: this module is the
+one place to change for that.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+LANGS = ("it", "fr", "en")
+
+
+@cache
+def _dictionaries():
+    # Imported on first use: a server that never checks a clue never pays for it.
+    from simplemma.strategies import DictionaryLookupStrategy
+    from simplemma.strategies.dictionaries.dictionary_factory import DefaultDictionaryFactory
+
+    class RoomLanguages:
+        """simplemma's loader, asked only for the room's languages (and recording them)."""
+
+        def __init__(self) -> None:
+            self._inner = DefaultDictionaryFactory(cache_max_size=len(LANGS))
+            self.loaded: list[str] = []
+
+        def get_dictionary(self, lang: str):
+            if lang not in LANGS:
+                raise ValueError(f"no lemmas for {lang!r}")
+            if lang not in self.loaded:
+                self.loaded.append(lang)
+            return self._inner.get_dictionary(lang)
+
+    factory = RoomLanguages()
+    # Dictionary lookup only: simplemma's guessing strategies (affixes, rules)
+    # invent lemmas for unknown words, and a wrong lemma would refuse a clue.
+    return factory, DictionaryLookupStrategy(factory)
+
+
+@lru_cache(maxsize=16384)
+def lemma(word: str, lang: str) -> str | None:
+    """The dictionary lemma of a lower-case word ("gatti" -> "gatto", "chevaux" ->
+    "cheval", "knives" -> "knife"), or None when the dictionary of `lang` does
+    not know the word. Accents matter: pass the word as typed ("étoiles").
+    """
+    if not word or lang not in LANGS:
+        return None
+    return _dictionaries()[1].get_lemma(word, lang)
+
+
+def loaded_languages() -> list[str]:
+    """The languages whose dictionary this process has read, in loading order."""
+    return list(_dictionaries()[0].loaded)

@@ -1,0 +1,96 @@
+"""A generator of regular inflections, written from the grammar books, independently
+of the core's family check: the oracle the corpus tests hold `check_clue` to.
+
+RULES.md: plural, feminine, diminutive (and verb) forms of the player's word
+are the same family and refused. Only regular forms are generated here (the
+irregular ones are hand-written cases in test_word_families.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+ACCENTED_END = tuple("àèéìíòóùú")
+VOWEL_GROUPS = re.compile(r"[aeiouàèéìíòóù]+")
+
+
+def _italian(word: str) -> set[str]:
+    """gatto: gatti gatta gatte gattino gattina ... gattetto ...; lago: laghi laghetto ..."""
+    # Invariable: an accented last vowel (città, tè), a consonant (bar, film),
+    # -i (crisi), one syllable (re, sci).
+    if word.endswith(ACCENTED_END) or word[-1] not in "aeo" or len(VOWEL_GROUPS.findall(word)) < 2:
+        return set()
+    out: set[str] = set()
+    stem, last = word[:-1], word[-1]
+    hard = stem.endswith(("c", "g")) and last in "oa"  # lago, barca: h before i/e
+    soft = word.endswith(("cio", "gio", "cia", "gia"))  # bacio, camicia: no i before e
+    h = "h" if hard else ""
+    if word.endswith("io"):
+        # orologio -> orologi, bacio -> baci, zio -> zii; feminine -ia, -ie
+        out |= {word[:-1], word[:-2] + "ii", stem + "a", stem + "e"}
+    elif last == "o":
+        out |= {stem + h + "i", stem + "i", stem + "a", stem + h + "e"}  # plural, feminine
+    if last == "a":
+        # plural, masculine, and problema -> problemi
+        out |= {stem + h + "e", stem + "o", stem + h + "i"}
+        if soft:
+            out |= {word[:-2] + "e", word[:-1] + "e"}  # arance, camicie
+    if last == "e":
+        out.add(stem + "i")  # cane -> cani
+        if word.endswith("tore"):
+            out |= {word[:-4] + "trice", word[:-4] + "trici"}
+    base = word[:-2] if soft or (word.endswith("io") and len(word) > 3) else stem
+    for suffix in ("ino", "ina", "ini", "ine", "etto", "etta", "etti", "ette"):
+        out.add(base + h + suffix)
+    out.discard(word)
+    return out
+
+
+def _french(word: str) -> set[str]:
+    """cheval: chevaux; bateau: bateaux; chat: chats chate chates; ami: amis amie amies."""
+    out: set[str] = set()
+    if word.endswith(("s", "x", "z")):
+        plural = None
+    elif word.endswith(("eau", "au", "eu")):
+        plural = word + "x"
+    elif word.endswith("al"):
+        plural = word[:-2] + "aux"
+    elif word.endswith("ail") and len(word) >= 5:
+        plural = word[:-3] + "aux"
+    else:
+        plural = word + "s"
+    if plural:
+        out.add(plural)
+    if word.endswith("ou"):
+        out.add(word + "x")  # bijou -> bijoux
+    if not word.endswith("e"):
+        out |= {word + "e", word + "es"}  # ami -> amie, amies
+    out.discard(word)
+    return out
+
+
+def _english(word: str) -> set[str]:
+    """knife: knives; wolf: wolves; city: cities; box: boxes; ski: skis."""
+    out = {word + "s"}
+    if word.endswith(("s", "x", "z", "ch", "sh", "o")):
+        out.add(word + "es")
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        out.add(word[:-1] + "ies")
+    if word.endswith("fe"):
+        out.add(word[:-2] + "ves")
+    elif word.endswith("f"):
+        out.add(word[:-1] + "ves")
+    out.discard(word)
+    return out
+
+
+GENERATORS = {"it": _italian, "fr": _french, "en": _english}
+
+
+def regular_inflections(secret: str, lang: str, skip: frozenset[str] = frozenset()) -> set[str]:
+    """Every regular inflection of each word of the secret (words in `skip` left alone)."""
+    out: set[str] = set()
+    for word in re.split(r"[ '\-]", secret.lower()):
+        if len(word) > 1 and word not in skip:
+            out |= GENERATORS[lang](word)
+    return out
