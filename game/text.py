@@ -43,7 +43,7 @@ import emoji
 from game.distance import typo_distance
 from game.errors import GameError
 from game.family import check_lang, is_function_word, is_own_word, same_family, stem
-from game.unicode_text import clean, fold, skeleton
+from game.unicode_text import clean, emoji_spans, fold, skeleton
 
 MAX_CLUE_WORDS = 4
 MAX_CLUE_CHARS = 60
@@ -100,7 +100,7 @@ def clue_words(text: str) -> list[str]:
     """
     words: list[str] = []
     pos = 0
-    for match in emoji.emoji_list(text):
+    for match in emoji_spans(text):
         words.extend(_text_words(text[pos : match["match_start"]]))
         words.append(_canonical_emoji(match["emoji"]))
         pos = match["match_end"]
@@ -110,7 +110,7 @@ def clue_words(text: str) -> list[str]:
 
 def is_emoji_only(text: str) -> bool:
     """True when the text holds at least one emoji and nothing but emoji and whitespace."""
-    if not emoji.emoji_list(text):
+    if not emoji_spans(text):
         return False
     return not emoji.replace_emoji(clean(text), "").strip()
 

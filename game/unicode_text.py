@@ -77,19 +77,54 @@ def _plain_char(c: str) -> str:
     return c
 
 
+@lru_cache(maxsize=4096)
+def _compatible_char(c: str) -> str:
+    """NFKC of one character, unless that changes what it looks like.
+
+    "ｇ" and "𝐠" become "g", but "ϲ" (Greek lunate sigma, drawn like "c")
+    stays: NFKC would make it "ς", and the clue would be checked as
+    something other than what it showed.
+    """
+    nfkc = unicodedata.normalize("NFKC", c)
+    if nfkc == c or c not in _prototypes():
+        return nfkc
+    return nfkc if _look(nfkc) == _look(c) else c
+
+
+def _look(text: str) -> str:
+    return _strip_marks("".join(prototype(x) for x in _strip_marks(text))).casefold()
+
+
 def _clean_plain(text: str) -> str:
-    """NFKC, invisible characters dropped, controls and blanks turned into spaces."""
+    """NFKC where it keeps the look, invisible characters dropped, controls and
+    blanks turned into spaces."""
     if text.isascii() and text.isprintable():
         return text  # the common case: nothing to do
-    text = "".join(_plain_char(c) for c in unicodedata.normalize("NFKC", text))
-    # NFKC again: removing a joiner may bring a base letter next to its mark.
-    return unicodedata.normalize("NFKC", text)
+    text = "".join(_plain_char(c) for c in text)
+    text = "".join(_compatible_char(c) for c in text)
+    # Composed again: removing a joiner may bring a base letter next to its mark.
+    return unicodedata.normalize("NFC", text)
+
+
+@cache
+def _emoji_starts() -> frozenset[str]:
+    return frozenset(e[0] for e in emoji.EMOJI_DATA)
+
+
+def emoji_spans(text: str) -> list[dict]:
+    """`emoji.emoji_list(text)`, skipped when no character of the text can begin
+    an emoji (most text: the emoji scan is the costliest step of a check)."""
+    if _emoji_starts().isdisjoint(text):
+        return []
+    return emoji.emoji_list(text)
 
 
 def clean(text: str) -> str:
     """The form of player text that is stored, shown and checked.
 
-    NFKC; default-ignorable, format and unassigned code points removed;
+    NFKC (except for the few characters it would change the look of, see
+    `_compatible_char`); default-ignorable, format and unassigned code
+    points removed;
     control characters and blank-looking ones become spaces; whitespace
     collapsed. Emoji sequences are kept as typed (their joiners, variation
     selectors, skin tones and tags are part of the emoji); a joiner or
@@ -97,7 +132,7 @@ def clean(text: str) -> str:
     """
     parts = []
     pos = 0
-    for match in emoji.emoji_list(text):
+    for match in emoji_spans(text):
         parts.append(_clean_plain(text[pos : match["match_start"]]))
         parts.append(match["emoji"])
         pos = match["match_end"]
@@ -215,5 +250,5 @@ def skeleton(text: str) -> str:
     """
     text = _clean_plain(text)
     for _ in range(2):  # the prototype of a capital may fold to another source
-        text = _strip_marks("".join(prototype(c) for c in _strip_marks(text))).casefold()
+        text = unicodedata.normalize("NFKC", _look(text))
     return " ".join(text.split())
