@@ -292,6 +292,45 @@ def test_pappagallo_still_may_not_say_the_secret_word():
     assert refused("gatto", "gatto", "it", must_repeat_from="gatto").code == "clue_uses_secret_word"
 
 
+@pytest.mark.parametrize(
+    ("previous", "secret", "lang"),
+    [
+        ("gatto", "gatto", "it"),  # issue 8: the clue before him is his own word
+        ("Gatti!", "gatto", "it"),  # ... or a word of its family
+        ("il gattino", "gatto", "it"),  # an article beside it gives nothing to repeat
+        ("knives", "knife", "en"),
+        ("le", "chat", "fr"),  # a previous clue of function words only
+    ],
+)
+def test_pappagallo_is_free_when_every_word_of_the_previous_clue_is_forbidden(
+    previous, secret, lang
+):
+    # RULES.md: free if every word of that clue is his own word or its family.
+    assert check_clue("felino domestico", secret, lang, must_repeat_from=previous)
+
+
+def test_pappagallo_must_repeat_the_word_he_may_say():
+    # "gatti" is of his family; "neri" is not: he repeats "neri".
+    assert check_clue("neri come pece", "gatto", "it", must_repeat_from="gatti neri")
+    err = refused("animale domestico", "gatto", "it", must_repeat_from="gatti neri")
+    assert err.code == "clue_must_repeat"
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "lang"),
+    [
+        ("il topo", "il gatto", "it"),  # issue 8: an article alone satisfied him
+        ("l'oceano", "l'acqua", "it"),
+        ("la mer", "la plage", "fr"),
+        ("the sea", "the beach", "en"),
+        ("a cup of tea", "a pot of coffee", "en"),
+    ],
+)
+def test_pappagallo_repeating_only_a_function_word_is_refused(text, previous, lang):
+    err = refused(text, "tigre", lang, must_repeat_from=previous)
+    assert err.code == "clue_must_repeat"
+
+
 # --- guesses (RULES.md: case, accents, article, small typos) ----------------
 
 
