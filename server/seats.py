@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
+from game.unicode_text import clean, has_letter_or_digit, skeleton
 from server.connection import Connection
 
 # players.kicked in the store: still seated, removed by the host, gone by choice.
@@ -46,18 +46,27 @@ class Member:
 
 
 def clean_name(name: str) -> str:
-    """A display name: NFC, control characters removed, spaces collapsed, 1..24 characters."""
-    name = "".join(c for c in unicodedata.normalize("NFC", name or "")
-                   if unicodedata.category(c)[0] != "C").strip()
-    name = re.sub(r"\s+", " ", name)
-    if not 1 <= len(name) <= MAX_NAME:
-        raise RoomError(422, "bad_name", f"a name has 1 to {MAX_NAME} characters")
+    """A display name as stored and shown: `game.unicode_text.clean` (NFKC, invisible
+    characters removed, blank-looking ones turned into spaces, spaces collapsed),
+    1 to 24 characters, at least one of them a letter or a digit."""
+    name = clean(name or "")
+    if not 1 <= len(name) <= MAX_NAME or not has_letter_or_digit(name):
+        raise RoomError(
+            422, "bad_name", f"a name has 1 to {MAX_NAME} characters, a letter or digit among them"
+        )
     return name
 
 
 def name_key(name: str) -> str:
-    """The form two names are compared in: names with the same key are the same seat name."""
-    return name.casefold()
+    """The form two names are compared in: names with the same key are the same seat name.
+
+    Their look-alike skeleton (`game.unicode_text.skeleton`): case, accents,
+    invisible characters, full-width forms and letters of other scripts that
+    look like Latin ones are ignored, so "Ada", "ADA", "Аda" (Cyrillic А),
+    "Ａｄａ" and "Ada" + a Hangul filler are one name. Case is folded after
+    the look-alike table: "AI" and "Al" collide, "Ivan" and "ivan" do not.
+    """
+    return skeleton(name)
 
 
 def pick_color(wanted: str | None, used: set[str], seat: int) -> str:
