@@ -18,13 +18,16 @@ LANGS = ("it", "fr", "en")
 def _dictionaries():
     # Imported on first use: a server that never checks a clue never pays for it.
     from simplemma.strategies import DictionaryLookupStrategy
-    from simplemma.strategies.dictionaries.dictionary_factory import DefaultDictionaryFactory
+    from simplemma.strategies.dictionaries import StreamDictionaryFactory
 
     class RoomLanguages:
         """simplemma's loader, asked only for the room's languages (and recording them)."""
 
         def __init__(self) -> None:
-            self._inner = DefaultDictionaryFactory(cache_max_size=len(LANGS))
+            # The stream reader keeps a language's dictionary compressed in
+            # memory (about 5 MB instead of 45 MB decoded); a lookup costs
+            # about 0.1 ms, and `lemma` caches its answers.
+            self._inner = StreamDictionaryFactory(cache_max_size=len(LANGS))
             self.loaded: list[str] = []
 
         def get_dictionary(self, lang: str):
@@ -49,6 +52,13 @@ def lemma(word: str, lang: str) -> str | None:
     if not word or lang not in LANGS:
         return None
     return _dictionaries()[1].get_lemma(word, lang)
+
+
+def preload(langs: tuple[str, ...] = LANGS) -> None:
+    """Read the dictionaries now (about a second each): a server may call this at
+    start-up, in a worker thread, so that no room waits for it on its first clue."""
+    for lang in langs:
+        lemma("a", lang)
 
 
 def loaded_languages() -> list[str]:
