@@ -73,6 +73,7 @@ __all__ = [
     "guess_matches",
     "is_emoji_only",
     "max_typos",
+    "repeat_candidates",
 ]
 
 
@@ -317,13 +318,26 @@ def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> Non
             )
 
 
-def _check_repeat(words: list[str], previous: str, secret: str | None, lang: str) -> None:
-    """Pappagallo: repeat a word of the previous clue that he is allowed to say."""
+def repeat_candidates(previous: str, secret: str | None, lang: str) -> list[str]:
+    """The words of the previous clue a Pappagallo with `secret` may repeat, folded
+    (emoji as they are), in clue order; empty when he is free.
+
+    Function words do not count, nor his own word and its family.
+    """
     before = clean(previous)
     written = _written(before)
-    wanted = {
-        w for w in _repeatable(clue_words(before), lang) if not _forbidden(w, secret, lang, written)
-    }
+    allowed = _repeatable(clue_words(before), lang)
+    out = []
+    for word in clue_words(before):
+        for w in (word, *_parts(word)):
+            if w in allowed and w not in out and not _forbidden(w, secret, lang, written):
+                out.append(w)
+    return out
+
+
+def _check_repeat(words: list[str], previous: str, secret: str | None, lang: str) -> None:
+    """Pappagallo: repeat a word of the previous clue that he is allowed to say."""
+    wanted = set(repeat_candidates(previous, secret, lang))
     if wanted and not (_repeatable(words, lang) & wanted):
         raise GameError(
             "clue_must_repeat",

@@ -12,6 +12,7 @@ from game.text import (
     fold,
     guess_matches,
     is_emoji_only,
+    repeat_candidates,
 )
 
 
@@ -307,6 +308,13 @@ def test_pappagallo_is_free_when_every_word_of_the_previous_clue_is_forbidden(
 ):
     # RULES.md: free if every word of that clue is his own word or its family.
     assert check_clue("felino domestico", secret, lang, must_repeat_from=previous)
+
+
+def test_pappagallo_repeat_candidates_are_the_words_that_count():
+    assert repeat_candidates("il gatto nero", "tigre", "it") == ["gatto", "nero"]
+    assert repeat_candidates("gatti neri", "gatto", "it") == ["neri"]
+    assert repeat_candidates("l'acqua 🐱", None, "it") == ["l'acqua", "acqua", "🐱"]
+    assert repeat_candidates("the", "cat", "en") == []
 
 
 def test_pappagallo_must_repeat_the_word_he_may_say():
