@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.seats import RoomError, clean_name, name_key
+from server.seats import RoomError, clean_name, name_key, pick_color
 
 LOOK_ALIKES_OF_ADA = [
     "Ada\u3164",  # Hangul filler
@@ -77,3 +77,12 @@ def test_join_refuses_a_look_alike_of_a_seated_name(shared_server):
     assert httpx.post(join, json={"name": "Bob\u200b"}).status_code == 200
     info = httpx.get(shared_server.url(f"/api/rooms/{room['code']}")).json()
     assert [p["name"] for p in info["players"]] == ["Ada", "Bob"]
+
+
+@pytest.mark.parametrize("color", ["#aabbcc\n", "#aabbcc ", " #aabbcc", "#aabbccdd", "#aabbc"])
+def test_a_colour_is_exactly_rrggbb(color):
+    # Issue 8: "$" let a trailing newline through.
+    with pytest.raises(RoomError) as info:
+        pick_color(color, set(), 1)
+    assert info.value.code == "bad_color"
+    assert pick_color("#AABBCC", set(), 1) == "#aabbcc"
