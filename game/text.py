@@ -277,7 +277,7 @@ def _phrase_in_clue(clue: list[str], secret: str) -> bool:
     secret_words = _secret_words(secret)
     if len(secret_words) < 2:
         return False
-    clue_parts = [p for w in clue for p in _parts(w)]
+    clue_parts = tuple(p for w in clue for p in _parts(w))
     n = len(secret_words)
     return any(clue_parts[i : i + n] == secret_words for i in range(len(clue_parts) - n + 1))
 

@@ -113,6 +113,11 @@ def test_a_clue_may_not_contain_the_players_own_word(text, secret, lang):
     assert "word" in err.detail
 
 
+def test_a_several_word_secret_said_as_a_phrase_is_named_whole():
+    assert refused("un pesce rosso", "pesce rosso", "it").detail["word"] == "pesce rosso"
+    assert refused("la salle de bain", "salle de bain", "fr").detail["word"] == "salle de bain"
+
+
 @pytest.mark.parametrize(
     ("text", "secret", "lang"),
     [
