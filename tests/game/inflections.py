@@ -9,6 +9,7 @@ irregular ones are hand-written cases in test_word_families.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 ACCENTED_END = tuple("àèéìíòóùú")
 VOWEL_GROUPS = re.compile(r"[aeiouàèéìíòóù]+")
@@ -87,10 +88,13 @@ def _english(word: str) -> set[str]:
 GENERATORS = {"it": _italian, "fr": _french, "en": _english}
 
 
-def regular_inflections(secret: str, lang: str, skip: frozenset[str] = frozenset()) -> set[str]:
-    """Every regular inflection of each word of the secret (words in `skip` left alone)."""
+def regular_inflections(
+    secret: str, lang: str, skip: Callable[[str], bool] = lambda word: False
+) -> set[str]:
+    """Every regular inflection of each word of the secret (words `skip` says
+    are function words left alone)."""
     out: set[str] = set()
     for word in re.split(r"[ '\-]", secret.lower()):
-        if len(word) > 1 and word not in skip:
+        if len(word) > 1 and not skip(word):
             out |= GENERATORS[lang](word)
     return out

@@ -5,6 +5,7 @@ words that merely share letters are fine. Issue 8: plurals used to pass.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -12,8 +13,8 @@ import pytest
 
 from game import words
 from game.errors import GameError
-from game.family import FUNCTION_WORDS
-from game.text import check_clue
+from game.family import is_function_word
+from game.text import check_clue, fold
 from tests.game.inflections import regular_inflections
 
 
@@ -131,16 +132,18 @@ def test_every_secret_word_refuses_its_regular_inflections(lang, capsys):
     """Every secret word the core can deal, against every regular inflection of
     each of its words (tests/game/inflections.py: it o->i, a->e, e->i, co/go ->
     chi/ghi or ci/gi, ca/ga -> che/ghe, -io, feminine/masculine, -ino/-etto;
-    fr s, x, aux, eaux, feminine e; en s, es, ies, ves). A form that is a
-    function word of the language ("agli" of "aglio") is not a word of any
-    family and is left out.
+    fr s, x, aux, eaux, feminine e; en s, es, ies, ves). Function words are
+    no word of a family: a form that is one ("agli" of "aglio") is left out,
+    and so is a function word of a title ("là" in "Là-haut").
     """
-    function_words = FUNCTION_WORDS[lang]
+    def function_word(word: str) -> bool:
+        return is_function_word(fold(word), lang, folded=True)
+
     tried, passed = 0, []
     secrets = words.secret_words(lang)
     for secret in secrets:
-        for form in sorted(regular_inflections(secret, lang, skip=function_words)):
-            if form in function_words:
+        for form in sorted(regular_inflections(secret, lang, skip=function_word)):
+            if function_word(form):
                 continue
             tried += 1
             try:
@@ -154,11 +157,15 @@ def test_every_secret_word_refuses_its_regular_inflections(lang, capsys):
     assert passed == []
 
 
-def test_secret_words_lists_both_words_of_every_pair_once():
+def test_secret_words_lists_every_word_the_core_can_deal_once():
     for lang in words.LANGS:
         listed = words.secret_words(lang)
         assert len(listed) == len(set(listed))
         assert {w for p in words.load_pairs(lang) for w in (p.a, p.b)} <= set(listed)
+        impostore = words.WORDS_DIR / "impostore" / f"{lang}.json"
+        if impostore.exists():
+            data = json.loads(impostore.read_text(encoding="utf-8"))
+            assert {row["word"] for row in data["words"]} <= set(listed)
     with pytest.raises(GameError):
         words.secret_words("de")
 
