@@ -40,6 +40,7 @@ from functools import lru_cache
 
 import emoji
 
+from game import lemmas
 from game.distance import typo_distance
 from game.errors import GameError
 from game.family import check_lang, is_function_word, is_own_word, same_family, stem
@@ -74,6 +75,7 @@ __all__ = [
     "is_emoji_only",
     "max_typos",
     "repeat_candidates",
+    "warm_up",
 ]
 
 
@@ -413,6 +415,16 @@ def _check_cleaned(
         _check_secret(cleaned, words, secret, lang)
     if previous is not None:
         _check_repeat(words, previous, secret, lang)
+
+
+def warm_up(langs: tuple[str, ...] = lemmas.LANGS) -> None:
+    """Load what the checks read once per process: the confusables table and the
+    lemma dictionaries of `langs` (about a second in all). Without it the first
+    clue of each language pays that time; a server calls this at start-up, in a
+    worker thread, so that no room's loop (and voice) waits on it.
+    """
+    skeleton("warm-up")
+    lemmas.preload(langs)
 
 
 def _strip_article(folded: str, lang: str) -> str:

@@ -170,6 +170,17 @@ def test_secret_words_lists_every_word_the_core_can_deal_once():
         words.secret_words("de")
 
 
+def test_warm_up_loads_the_dictionaries_asked_for():
+    code = (
+        "from game.lemmas import loaded_languages\n"
+        "from game.text import warm_up\n"
+        "warm_up(('it', 'en'))\n"
+        "print(loaded_languages())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['it', 'en']"
+
+
 def test_only_the_rooms_language_is_lemmatised():
     # A fresh process: the lemma of a French word reads the French dictionary only.
     code = (
