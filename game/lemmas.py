@@ -2,9 +2,11 @@
 
 The lemmatizer is simplemma (pure Python). Its wheel holds dictionaries for
 54 languages; only the room's language is ever read, on first use, and kept
-for the life of the process. The core will also run in the browser under
-Pyodide (issue 11), where only it/fr/en data will ship: this module is the
-one place to change for that.
+for the life of the process. Where simplemma cannot load (the one-phone page:
+its dictionaries are lzma files, and Pyodide's npm package has no lzma, so
+scripts/offline_assets.py leaves it out) there are no lemmas: `lemma` says
+None and the family check keeps its stems and regular inflections. This
+module is the one place to change for that.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ LANGS = ("it", "fr", "en")
 @cache
 def _dictionaries():
     # Imported on first use: a server that never checks a clue never pays for it.
-    from simplemma.strategies import DictionaryLookupStrategy
-    from simplemma.strategies.dictionaries import StreamDictionaryFactory
+    try:
+        from simplemma.strategies import DictionaryLookupStrategy
+        from simplemma.strategies.dictionaries import StreamDictionaryFactory
+    except ImportError:  # no simplemma, or no lzma for it (Pyodide)
+        return None
 
     class RoomLanguages:
         """simplemma's loader, asked only for the room's languages (and recording them)."""
@@ -49,9 +54,10 @@ def lemma(word: str, lang: str) -> str | None:
     "cheval", "knives" -> "knife"), or None when the dictionary of `lang` does
     not know the word. Accents matter: pass the word as typed ("étoiles").
     """
-    if not word or lang not in LANGS:
+    found = _dictionaries()
+    if not word or lang not in LANGS or found is None:
         return None
-    return _dictionaries()[1].get_lemma(word, lang)
+    return found[1].get_lemma(word, lang)
 
 
 def preload(langs: tuple[str, ...] = LANGS) -> None:
@@ -63,4 +69,5 @@ def preload(langs: tuple[str, ...] = LANGS) -> None:
 
 def loaded_languages() -> list[str]:
     """The languages whose dictionary this process has read, in loading order."""
-    return list(_dictionaries()[0].loaded)
+    found = _dictionaries()
+    return list(found[0].loaded) if found else []

@@ -29,6 +29,7 @@ import unicodedata
 from functools import cache, lru_cache
 from importlib import resources
 
+import confusable_homoglyphs
 import emoji
 
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties.txt): code
@@ -157,7 +158,7 @@ def _prototypes() -> dict[str, str]:
     is the source.
     """
     raw = json.loads(
-        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+        resources.files(confusable_homoglyphs).joinpath("confusables.json").read_text("utf-8")
     )
     # Right-to-left characters are stored wrapped in LEFT-TO-RIGHT MARKs.
     data = {

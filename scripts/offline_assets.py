@@ -61,6 +61,10 @@ PYODIDE_FILES = (
     "pyodide-lock.json",     # read by loadPyodide at start-up (no package is loaded from it)
 )
 GZIP_MIN = 16 * 1024
+# Imports of game/ the page does without: game.lemmas falls back to no lemmas
+# when simplemma cannot load, and it cannot in the page (its dictionaries are
+# lzma files; Pyodide's npm package has no lzma).
+PAGE_LEAVES_OUT = {"simplemma"}
 # Word-data trimming: a distribution that ships data for many languages keeps ours only.
 LANG_DATA = {
     "simplemma": re.compile(r"(^|/)data/(?P<lang>[a-z]{2,3})\.plzma$"),
@@ -169,7 +173,7 @@ def core_distributions() -> list[metadata.Distribution]:
     declared = declared_dependencies()
     providers = metadata.packages_distributions()
     wanted: list[str] = []
-    for module in sorted(game_imports()):
+    for module in sorted(game_imports() - PAGE_LEAVES_OUT):
         dists = providers.get(module)
         if not dists:
             raise SystemExit(f"offline: game imports {module!r}, which no installed "

@@ -181,6 +181,30 @@ def test_warm_up_loads_the_dictionaries_asked_for():
     assert out.stdout.strip() == "['it', 'en']"
 
 
+def test_without_simplemma_the_family_check_keeps_stems_and_regular_forms():
+    # The one-phone page has no lzma for simplemma's dictionaries (game/lemmas.py).
+    code = (
+        "import sys\n"
+        "sys.modules['simplemma'] = None  # an import of it fails\n"
+        "from game.errors import GameError\n"
+        "from game.lemmas import lemma, loaded_languages\n"
+        "from game.text import check_clue\n"
+        "assert lemma('gatti', 'it') is None and loaded_languages() == []\n"
+        "out = []\n"
+        "for clue, secret in (('gatti', 'gatto'), ('cani', 'cane'), ('knives', 'knife'),\n"
+        "                     ('felino', 'gatto')):\n"
+        "    lang = 'en' if secret == 'knife' else 'it'\n"
+        "    try:\n"
+        "        check_clue(clue, secret, lang)\n"
+        "        out.append('ok')\n"
+        "    except GameError as err:\n"
+        "        out.append(err.code)\n"
+        "print(' '.join(out))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["clue_same_family"] * 3 + ["ok"]
+
+
 def test_only_the_rooms_language_is_lemmatised():
     # A fresh process: the lemma of a French word reads the French dictionary only.
     code = (
