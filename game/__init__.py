@@ -22,7 +22,7 @@ __all__ = [
     "GameError", "AudioPolicy", "PRESETS", "ENGINES", "engine_name", "catalog",
     "default_options", "validate_options", "draw_words", "new_game", "opening_events",
     "apply", "tick", "next_deadline", "view", "audio_policy", "cues", "result", "points",
-    "evening", "replay", "state_bytes", "words",
+    "evening", "replay", "state_bytes", "words", "warm_up",
 ]
 
 PRESETS = presets()
@@ -108,6 +108,15 @@ def result(state: Any) -> dict[str, Any] | None:
 def points(state: Any) -> dict[str, int]:
     """Points each player scored in a finished game (also in its `result`; see `evening`)."""
     return engine_of(state).points(state)
+
+
+def warm_up() -> None:
+    """Read now what the rules read once per process (the text checks' tables and
+    dictionaries, about a second): a server calls it at start-up in a worker thread,
+    so that no room waits for it at its first clue."""
+    from .text import warm_up as warm_text
+
+    warm_text()
 
 
 def catalog() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+import game
 from game import catalog
 from server import protocol as P
 from server.codes import normalise_code
@@ -109,13 +110,16 @@ def create_app(settings: Settings) -> FastAPI:
             restrict_host_addresses(settings.rtc_addresses.split(","))
         n = await rooms.restore()
         log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
-        # Import the voice stack (aiortc, av, numpy) off the event loop now, rather than
-        # stall every room for a second at the first player's welcome.
-        warm = asyncio.create_task(asyncio.to_thread(voice_module))
+        # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off
+        # the event loop now, rather than stall every room for a second at the first
+        # player's welcome or the first clue of a language.
+        warm = [asyncio.create_task(asyncio.to_thread(voice_module)),
+                asyncio.create_task(asyncio.to_thread(game.warm_up))]
         try:
             yield
         finally:
-            warm.cancel()
+            for task in warm:
+                task.cancel()
             await rooms.close()
             store.close()
 
