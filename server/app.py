@@ -3,6 +3,12 @@
 `create_app(settings)` builds everything from one Settings object; no
 module-level state, so tests can run several apps side by side.
 docs/protocol.md documents every endpoint and message.
+
+With `settings.redis` the app is one node of a cluster (docs/cluster.md):
+rooms live in Redis, a room runs on the node that claims it, and any node
+answers any request, by forwarding it to the room's node (server/forward.py)
+or by adopting a room nobody holds. Sockets go to the room's node: a socket
+that reaches another one gets `moved` and close 4010.
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ from server.forwarded import TrustedProxies
 from server.https import https_enabled
 from server.metrics import render_metrics
 from server.offline import mount_offline
-from server.rooms import RoomError, Rooms
+from server.rooms import Room, RoomError, Rooms
+from server.storage import StoreUnavailable
 from server.store import Store
 from server.throttle import KeyedBuckets, TokenBucket
 from server.voicelink import voice_module
@@ -91,8 +98,16 @@ def _loopback_host(request: Request) -> bool:
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
     proxies = TrustedProxies.parse(settings.trusted_proxies)  # a bad value stops start-up
-    store = Store(settings.db)
-    rooms = Rooms(store, settings)
+    cluster = forward = None
+    if settings.redis:
+        from server.cluster import build_cluster
+        from server.forward import Forwarder
+
+        store, cluster = build_cluster(settings)
+        forward = Forwarder(lambda: cluster.secret)
+    else:
+        store = Store(settings.db)
+    rooms = Rooms(store, settings, cluster=cluster)
     joins = KeyedBuckets(settings.join_rate, settings.join_burst)
     misses = KeyedBuckets(settings.lookup_rate, settings.lookup_burst)
     creates = KeyedBuckets(settings.create_rate, settings.create_burst)
@@ -108,8 +123,11 @@ def create_app(settings: Settings) -> FastAPI:
             from server.rtc import restrict_host_addresses
 
             restrict_host_addresses(settings.rtc_addresses.split(","))
+        if cluster is not None:
+            await cluster.start(rooms)
         n = await rooms.restore()
-        log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
+        if cluster is None:
+            log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off
         # the event loop now, rather than stall every room for a second at the first
         # player's welcome or the first clue of a language.
@@ -121,10 +139,21 @@ def create_app(settings: Settings) -> FastAPI:
             for task in warm:
                 task.cancel()
             await rooms.close()
-            store.close()
+            if cluster is not None:
+                await cluster.stop()
+                await forward.close()
+                await cluster.r.aclose()
+            else:
+                store.close()
+
+    async def drain() -> None:
+        """SIGTERM in cluster mode (server/main.py): hand every room over before exiting."""
+        if cluster is not None:
+            await cluster.drain(settings.drain_timeout)
 
     app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
+    app.state.cluster, app.state.drain = cluster, drain
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
@@ -146,6 +175,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     def base_url(request: Request) -> str:
         """The address players are given: `public_url`, else the one this request used."""
+        if cluster is not None:  # this node's own URL ({port} filled in)
+            return cluster.url
         if settings.public_url:
             return settings.public_url.rstrip("/")
         host = request.headers.get("host") or request.url.netloc
@@ -158,58 +189,120 @@ def create_app(settings: Settings) -> FastAPI:
         return _error(429, P.RATE_LIMITED, f"too many {what}; slow down",
                       retry_after=bucket.retry_after())
 
-    def find_room(request: Request, raw: str):
-        """The loaded room of a code, or the error response (404; 429 for guessers)."""
+    def internal(request: Request) -> bool:
+        """A request another node of the cluster forwarded (already throttled there)."""
+        return forward is not None and forward.internal(request)
+
+    async def find_room(request: Request, raw: str, method: str = "GET", path: str = "",
+                        body: dict[str, Any] | None = None) -> Room | Response:
+        """The loaded room of a code, or the response to send instead.
+
+        Embedded: the room or 404 (429 for guessers). Cluster mode: a room
+        running on another node is answered by that node (the request is
+        forwarded as `method path body`), a room nobody holds is adopted.
+        """
+        inside = internal(request)
         misses_left = misses.bucket(client_ip(request))
-        wait = misses_left.retry_after()
+        wait = 0.0 if inside else misses_left.retry_after()
         if wait > 0:
             # Out of misses: even real codes wait, or guessing could go on through here.
             return _error(429, P.RATE_LIMITED, "too many unknown room codes; slow down",
                           retry_after=wait)
         code = normalise_code(raw)
         room = rooms.get(code) if code else None
+        if room is None and cluster is not None and code:
+            found = await cluster_room(code, method, path, body, inside)
+            if found is not None:
+                return found
         if room is None:
             misses_left.take()
             return _error(404, "unknown_room", "no room with that code")
         return room
 
+    async def cluster_room(code: str, method: str, path: str, body: dict[str, Any] | None,
+                           inside: bool) -> Room | Response | None:
+        """Where a room not loaded here is served: its room, the owner's answer, or None."""
+        where = await cluster.where(code)
+        if where.state == "gone":
+            return None
+        if where.state in ("here", "orphan"):
+            if where.state == "orphan" and not inside:
+                target = await cluster.target_for_new_room()
+                if target is not None and target.id != cluster.id:
+                    answer = await forward.send(target.url, method, path, body)
+                    if answer is not None:
+                        return answer
+            if await cluster.adopt(code) and rooms.get(code) is not None:
+                return rooms.get(code)
+        elif where.url and not inside:
+            answer = await forward.send(where.url, method, path, body)
+            if answer is not None:
+                return answer
+        # Claimed by a node that does not answer (yet, or any more): ask again shortly.
+        return _error(503, P.ROOM_MOVED, "the room is moving to another server; retry",
+                      retry_after=1)
+
+    def node_fields(code: str) -> dict[str, Any]:
+        """Cluster mode: the URL of the node serving the room (sockets go there)."""
+        return {"node": cluster.url} if cluster is not None else {}
+
     # HTTP API -----------------------------------------------------------------
 
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request):
-        limited = throttled(creates, client_ip(request), "rooms created")
-        if limited is not None:
-            return limited
+        inside = internal(request)
+        if not inside:
+            limited = throttled(creates, client_ip(request), "rooms created")
+            if limited is not None:
+                return limited
+        if cluster is not None:
+            if not inside:
+                # The least-loaded live node creates it (maybe this one).
+                target = await cluster.target_for_new_room()
+                if target is not None and target.id != cluster.id:
+                    answer = await forward.send(target.url, "POST", "/api/rooms",
+                                                body.model_dump(exclude_none=True))
+                    if answer is not None and answer.status_code < 500:
+                        return answer
+            if cluster.draining:
+                return _error(503, "draining", "this server is shutting down; try again",
+                              retry_after=1)
         try:
             room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang)
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
-        return {"code": room.code, "player": pid, "token": token}
+        return {"code": room.code, "player": pid, "token": token, **node_fields(room.code)}
+
+    # Cluster mode: a page served by one node may ask another where its room went.
+    cors = {"Access-Control-Allow-Origin": "*"} if cluster is not None else {}
 
     @app.get("/api/rooms/{code}")
     async def room_info(code: str, request: Request):
-        room = find_room(request, code)
+        room = await find_room(request, code, "GET", f"/api/rooms/{code}")
         if isinstance(room, Response):
+            room.headers.update(cors)
             return room
-        return room.public_info()
+        return JSONResponse({**room.public_info(), **node_fields(room.code)}, headers=cors)
 
     @app.post("/api/rooms/{code}/join")
     async def join_room(code: str, body: JoinRoom, request: Request):
-        limited = throttled(joins, client_ip(request), "joins")
-        if limited is not None:
-            return limited
-        room = find_room(request, code)
+        if not internal(request):
+            limited = throttled(joins, client_ip(request), "joins")
+            if limited is not None:
+                return limited
+        room = await find_room(request, code, "POST", f"/api/rooms/{code}/join",
+                               body.model_dump(exclude_none=True))
         if isinstance(room, Response):
             return room
         try:
             pid, token = await room.call(room.cmd_add_member, body.name, body.color)
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
-        return {"player": pid, "token": token, "code": room.code}
+        return {"player": pid, "token": token, "code": room.code, **node_fields(room.code)}
 
     @app.get("/api/rooms/{code}/qr.svg")
     async def room_qr(code: str, request: Request):
-        room = find_room(request, code)
+        room = await find_room(request, code, "GET", f"/api/rooms/{code}/qr.svg")
         if isinstance(room, Response):
             return room
         qr = segno.make(f"{base_url(request)}/r/{room.code}", error="m")
@@ -234,12 +327,23 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/healthz")
     async def healthz():
-        return {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
+        body = {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
+        if cluster is None:
+            return body
+        # A draining node, or one cut off from Redis, asks load balancers to look elsewhere.
+        c = cluster.stats()
+        ok = not c["draining"] and c["since_renewal"] <= cluster.ttl
+        body.update(ok=ok, node=c["node"], url=c["url"], draining=c["draining"],
+                    claims=c["claims"])
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     @app.get("/metrics")
     async def metrics():
-        return PlainTextResponse(render_metrics(rooms.stats()),
-                                 media_type="text/plain; version=0.0.4")
+        stats = rooms.stats()
+        if cluster is not None:
+            stats["cluster"] = {**cluster.stats(), "forwarded": forward.count,
+                                "forward_failures": forward.failures}
+        return PlainTextResponse(render_metrics(stats), media_type="text/plain; version=0.0.4")
 
     # The web client -------------------------------------------------------------
 
@@ -280,7 +384,16 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket("/ws")
     async def websocket(ws: WebSocket, token: str = ""):
         await ws.accept()
-        found = rooms.resolve(token)
+        try:
+            found = await rooms.resolve(token)
+            if not isinstance(found, str) and isinstance(found[0], str):
+                found = await cluster_socket(ws, *found)
+        except StoreUnavailable:
+            found = None
+        if found is None:  # told where to go, or the store is unreachable: come back
+            with contextlib.suppress(Exception):
+                await ws.close(1013 if cluster is None else P.CLOSE_MOVED)
+            return
         if isinstance(found, str):
             # Guessing tokens costs the same as guessing codes.
             misses.take(client_ip(ws))
@@ -300,13 +413,29 @@ def create_app(settings: Settings) -> FastAPI:
             if not await room.call(room.cmd_attach, pid, conn):
                 return
             await _read_loop(ws, room, pid, conn, settings)
-        except RoomError:  # the room closed under this socket
-            conn.send(P.error("room_closed", "this room is closed"))
-            conn.close(P.CLOSE_ROOM_CLOSED, "room closed")
+        except RoomError as exc:
+            if exc.code == P.ROOM_MOVED:  # handed over or taken over: look it up again
+                conn.send({"type": "moved", "room": room.code, "node": None})
+                conn.close(P.CLOSE_MOVED, "moved")
+            else:  # the room closed under this socket
+                conn.send(P.error("room_closed", "this room is closed"))
+                conn.close(P.CLOSE_ROOM_CLOSED, "room closed")
         finally:
             with contextlib.suppress(Exception):
                 room.post(room.cmd_detach, pid, conn)
             await conn.stop()
+
+    async def cluster_socket(ws: WebSocket, code: str, pid: str) -> tuple[Room, str] | None:
+        """A seat of a room not loaded here: adopt it if nobody holds it, else say where."""
+        where = await cluster.where(code)
+        if where.state in ("orphan", "here") and await cluster.adopt(code):
+            room = rooms.get(code)
+            if room is not None:
+                return room, pid
+        url = where.url if where.state == "there" else None
+        with contextlib.suppress(Exception):
+            await ws.send_json({"type": "moved", "room": code, "node": url})
+        return None
 
     return app
 
@@ -341,7 +470,11 @@ async def _read_loop(ws: WebSocket, room: Any, pid: str, conn: Connection,
             continue
         try:
             await room.call(room.cmd_message, pid, conn, msg)
-        except (asyncio.CancelledError, RoomError):
+        except RoomError as exc:
+            if exc.code != P.STORE_UNAVAILABLE:
+                raise
+            conn.send(P.error(exc.code, exc.message, msg.ref))
+        except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("room %s: message %s from %s failed", room.code, msg.type, pid)

@@ -125,6 +125,7 @@ class Cluster:
         self._tasks: list[asyncio.Task[None]] = []
         self._last_renewed = time.monotonic()
         self._adopting: set[str] = set()
+        self._urls: list[str] = [self.url]
 
     # Life ---------------------------------------------------------------------
 
@@ -170,7 +171,13 @@ class Cluster:
 
     async def nodes(self) -> list[NodeLoad]:
         """Every live node (its registry entry has not expired), by id."""
-        return [n for n, _ in await self.registry()]
+        nodes = [n for n, _ in await self.registry()]
+        self._urls = [n.url for n in nodes if not n.draining] or [self.url]
+        return nodes
+
+    def known_urls(self) -> list[str]:
+        """The public URLs of the live nodes at the last look (this one at least)."""
+        return list(self._urls)
 
     async def registry(self) -> list[tuple[NodeLoad, dict[str, str]]]:
         """Live nodes with their raw registry fields (pid, beat) for `cluster status`."""
@@ -271,6 +278,7 @@ class Cluster:
     async def heartbeat(self) -> None:
         """One beat: publish our load, renew our claims, adopt our share of orphans."""
         await self._publish()
+        await self.nodes()  # keeps known_urls fresh for the welcomes
         lost = await self.store.renew()
         self._last_renewed = time.monotonic()
         self.counts["beats"] += 1
@@ -424,5 +432,30 @@ def redis_client(url: str) -> Any:
                           socket_connect_timeout=3.0, health_check_interval=10)
 
 
+def node_url(settings: Any) -> str:
+    """How clients reach this node: `public_url` ({port} and {worker} filled in), else
+    http://HOST:PORT when HOST is a real address."""
+    if settings.public_url:
+        return settings.public_url.replace("{port}", str(settings.port)).rstrip("/")
+    if settings.host in ("", "0.0.0.0", "::"):
+        raise SystemExit("cluster mode: --public-url is needed when listening on every "
+                         "interface (other nodes send clients there)")
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"http://{host}:{settings.port}"
+
+
+def build_cluster(settings: Any) -> tuple[RedisStore, Cluster]:
+    """The Redis store and the Cluster of a `sussurro serve --redis ...` process."""
+    redis = redis_client(settings.redis)
+    node_id = settings.node_id or new_node_id(settings.port)
+    store = RedisStore(redis, node_id, prefix=settings.redis_prefix,
+                       claim_ttl=settings.cluster_ttl,
+                       wait_replicas=settings.redis_wait_replicas,
+                       wait_ms=settings.redis_wait_ms)
+    cluster = Cluster(redis, store, node_id=node_id, url=node_url(settings),
+                      ttl=settings.cluster_ttl, ramp=settings.cluster_ramp)
+    return store, cluster
+
+
 __all__ = ["Cluster", "CpuMeter", "NodeLoad", "RoomHost", "StoreUnavailable", "Where",
-           "new_node_id", "read_registry", "redis_client"]
+           "build_cluster", "new_node_id", "node_url", "read_registry", "redis_client"]

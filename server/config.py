@@ -85,6 +85,25 @@ class Settings:
     create_rate: float = 0.2
     create_burst: float = 5.0
 
+    # Cluster mode (docs/cluster.md). Empty `redis`: the embedded default (one
+    # process, SQLite). A URL (redis://HOST:PORT/N): this process is one node of a
+    # cluster; rooms live in Redis and `public_url` is how clients reach this node.
+    redis: str = ""
+    redis_prefix: str = "sussurro:"
+    # A node that has not beaten for this long is gone, and so are its claims.
+    cluster_ttl: float = 5.0
+    # Seconds over which a fresh node's placement handicap fades out.
+    cluster_ramp: float = 60.0
+    # Each write waits for this many Redis replicas (at most redis_wait_ms).
+    redis_wait_replicas: int = 0
+    redis_wait_ms: int = 100
+    # SIGTERM: how long handing the rooms over may take before the node exits anyway.
+    drain_timeout: float = 30.0
+    # `sussurro serve --workers N`: N node processes on consecutive ports.
+    workers: int = 1
+    # This node's id in the registry; empty: host-port-random, new at each start.
+    node_id: str = ""
+
     def with_overrides(self, values: Mapping[str, Any]) -> Settings:
         """A copy with the non-None values of `values` (field name -> raw value) applied."""
         changes: dict[str, Any] = {}

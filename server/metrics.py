@@ -98,4 +98,46 @@ def render_metrics(stats: dict[str, Any]) -> str:
         name, help_, kind = _NAMES.get(
             key, (f"sussurro_voice_{_safe(key)}", f"voice stat {key}, summed over rooms", "gauge"))
         metric(name, help_, kind, totals[key])
+    if stats.get("cluster"):
+        lines.extend(_cluster_lines(stats["cluster"]))
     return "\n".join(lines) + "\n"
+
+
+# Cluster mode (server/cluster.py's stats): name, help, kind.
+_CLUSTER = {
+    "claims": ("sussurro_cluster_claims", "rooms this node holds a claim on", "gauge"),
+    "cpu": ("sussurro_cluster_cpu", "CPU of this process per second (1 = one core), as published",
+            "gauge"),
+    "draining": ("sussurro_cluster_draining", "1 while the node hands its rooms over", "gauge"),
+    "adopted": ("sussurro_cluster_rooms_adopted_total", "rooms claimed and rebuilt here",
+                "counter"),
+    "lost": ("sussurro_cluster_rooms_lost_total", "rooms found owned by another node",
+             "counter"),
+    "handed_over": ("sussurro_cluster_rooms_handed_over_total", "rooms moved away by a drain",
+                    "counter"),
+    "refused_writes": ("sussurro_cluster_fenced_writes_refused_total",
+                       "writes refused because another node owned the room", "counter"),
+    "unreplicated_writes": ("sussurro_cluster_unreplicated_writes_total",
+                            "writes not acknowledged by redis_wait_replicas in time", "counter"),
+    "beats": ("sussurro_cluster_heartbeats_total", "heartbeats sent", "counter"),
+    "beat_failures": ("sussurro_cluster_heartbeat_failures_total", "heartbeats that failed",
+                      "counter"),
+    "since_renewal": ("sussurro_cluster_seconds_since_renewal",
+                      "seconds since the claims were last renewed", "gauge"),
+    "forwarded": ("sussurro_cluster_forwarded_total", "requests answered by another node",
+                  "counter"),
+    "forward_failures": ("sussurro_cluster_forward_failures_total",
+                         "requests that could not be forwarded", "counter"),
+}
+
+
+def _cluster_lines(c: dict[str, Any]) -> list[str]:
+    node = str(c.get("node", "")).replace("\\", "").replace('"', "")
+    lines = ["# HELP sussurro_cluster_node this node's id (label) in the registry",
+             "# TYPE sussurro_cluster_node gauge", f'sussurro_cluster_node{{node="{node}"}} 1']
+    for key, (name, help_, kind) in _CLUSTER.items():
+        value = _number(c.get(key, 0))
+        if value is None:
+            continue
+        lines += [f"# HELP {name} {help_}", f"# TYPE {name} {kind}", f"{name} {_fmt(value)}"]
+    return lines

@@ -32,6 +32,10 @@ KICKED = "kicked"
 LEFT = "left"
 VOICE_UNAVAILABLE = "voice_unavailable"
 INTERNAL = "internal"
+# Cluster mode: the room is served by another node now (a `moved` message names it).
+ROOM_MOVED = "room_moved"
+# The room store (Redis) could not be reached; nothing changed.
+STORE_UNAVAILABLE = "store_unavailable"
 
 # WebSocket close codes (4000-4999 are the application's).
 CLOSE_REPLACED = 4000
@@ -40,6 +44,8 @@ CLOSE_KICKED = 4003
 CLOSE_LEFT = 4004
 CLOSE_ROOM_CLOSED = 4005
 CLOSE_ABUSE = 4029
+# Cluster mode: the room moved to another node; reconnect there (not a final close).
+CLOSE_MOVED = 4010
 CLOSE_SLOW = 1013  # "try again later": the client may reconnect
 
 

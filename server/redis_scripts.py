@@ -110,10 +110,9 @@ redis.call('RPUSH', KEYS[2], ARGV[3])
 return len + 1
 """
 
-# KEYS: fence, room, ended, scores. ARGV: token, n, {ended_at, result} json, now, winners...
+# KEYS: fence, room, ended. ARGV: token, n, {ended_at, result} json, now.
 END_GAME = FENCE + """
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-for i = 5, #ARGV do redis.call('HINCRBY', KEYS[4], ARGV[i], 1) end
 redis.call('HSET', KEYS[2], 'status', 'over', 'updated', ARGV[4])
 return 1
 """

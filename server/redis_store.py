@@ -21,10 +21,9 @@ Keys (all under `prefix`, "sussurro:" by default):
     room:{code}:tokens       hash: pid -> sha256(token)
     token:{sha256}           "code pid" (the token itself is never stored)
     room:{code}:games        hash: n -> {preset, options, seed, players, started_at, pair}
-    room:{code}:ended        hash: n -> {ended_at, result}
+    room:{code}:ended        hash: n -> {ended_at, result} (the result holds the points)
     room:{code}:log:{n}      list: game n's accepted actions {seq, t, player, action},
                              append-only (a write must name the next index)
-    room:{code}:scores       hash: pid -> wins
 
 Durability is Redis's own (AOF, replicas): docs/cluster.md says what to set.
 `wait_replicas` > 0 makes every write wait (at most `wait_ms`) for that many
@@ -98,9 +97,6 @@ class Keys:
 
     def log(self, code: str, n: int) -> str:
         return f"{self.prefix}room:{code}:log:{n}"
-
-    def scores(self, code: str) -> str:
-        return f"{self.prefix}room:{code}:scores"
 
     def node(self, node_id: str) -> str:
         return f"{self.prefix}node:{node_id}"
@@ -286,7 +282,7 @@ class RedisStore:
         n = int(await self._read(self.r.hlen(k.games(code))))
         hashes = await self._read(self.r.hvals(k.tokens(code)))
         keys = [k.room(code), k.rooms(), k.claim(code), k.players(code), k.kicked(code),
-                k.tokens(code), k.games(code), k.ended(code), k.scores(code),
+                k.tokens(code), k.games(code), k.ended(code),
                 *(k.log(code, i) for i in range(1, n + 1)), *(k.token(h) for h in hashes)]
         await self._fenced(code, "CLOSE", keys, [repr(now), code, self.closed_ttl])
         self.held.pop(code, None)
@@ -362,12 +358,11 @@ class RedisStore:
                                  f"({exc})") from None
             raise
 
-    async def end_game(self, code: str, n: int, now: float, result: Any,
-                       winners: list[str]) -> None:
+    async def end_game(self, code: str, n: int, now: float, result: Any) -> None:
+        """Close a game: its result (with its points), the room back to 'over'."""
         k = self.keys
-        await self._fenced(code, "END_GAME", [k.room(code), k.ended(code), k.scores(code)],
-                           [n, _dumps({"ended_at": now, "result": result}), repr(now),
-                            *winners])
+        await self._fenced(code, "END_GAME", [k.room(code), k.ended(code)],
+                           [n, _dumps({"ended_at": now, "result": result}), repr(now)])
 
     async def last_game(self, code: str) -> GameRow | None:
         k = self.keys
@@ -392,9 +387,11 @@ class RedisStore:
             out.append(ActionRow(int(a["seq"]), float(a["t"]), a["player"], a["action"]))
         return out
 
-    async def scores(self, code: str) -> dict[str, int]:
-        rows = await self._read(self.r.hgetall(self.keys.scores(code)))
-        return {pid: int(w) for pid, w in rows.items()}
+    async def results(self, code: str) -> list[Any]:
+        """The results of the room's finished games, oldest first (the evening)."""
+        rows = await self._read(self.r.hgetall(self.keys.ended(code)))
+        ended = sorted((int(n), json.loads(raw)) for n, raw in rows.items())
+        return [e["result"] for _, e in ended if e.get("result")]
 
     async def close(self) -> None:
         """Nothing of its own to close: the cluster owns the connection."""

@@ -6,9 +6,12 @@ time, so nothing needs a lock. After every state change the room sends each
 connected player their own `game.view`, hands the game's audio policy to the
 voice, and turns game events into cues.
 
-Accepted actions are appended to the SQLite log before their effects are
-sent; `Room.load` rebuilds a room from the store after a restart (lobby from
-its tables, game by `game.replay`, then ticked to now). server/rooms.py keeps
+Accepted actions are appended to the log (SQLite, or Redis in cluster mode,
+through the async seam of server/storage.py) before their effects are sent;
+`Room.load` rebuilds a room from the store after a restart or on another node
+(lobby from its tables, game by `game.replay`, then ticked to now). A write the
+store refuses because another node owns the room now (`NotOwner`) stops the
+room here: `on_lost` tells the registry, which sends the clients on. server/rooms.py keeps
 the set of rooms; server/voicelink.py the optional voice.
 """
 
@@ -38,7 +41,14 @@ from server.seats import (
     name_key,
     pick_color,
 )
-from server.store import ActionRow, GameRow, PlayerRow, Store
+from server.storage import (
+    ActionRow,
+    GameRow,
+    NotOwner,
+    PlayerRow,
+    RoomStore,
+    StoreUnavailable,
+)
 from server.turn import client_ice_servers
 from server.voicelink import VoiceLink, routing
 
@@ -51,10 +61,17 @@ LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
 class Room:
     """One room's actor. Public methods prefixed `cmd_` run inside the actor."""
 
-    def __init__(self, code: str, store: Store, settings: Settings,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, code: str, store: RoomStore, settings: Settings,
+                 clock: Callable[[], float] = time.time,
+                 on_lost: Callable[[str], None] | None = None) -> None:
         self.code = code
         self.store = store
+        # Called (from the actor) when the store says another node owns the room now.
+        self.on_lost = on_lost
+        # Set when the room stops because it moved: late calls get room_moved, not closed.
+        self.moving = False
+        # Extra welcome fields (cluster mode: this node's URL and the live nodes').
+        self.welcome_extra: Callable[[], dict[str, Any]] | None = None
         self.settings = settings
         self.clock = clock
         self.members: dict[str, Member] = {}
@@ -94,7 +111,7 @@ class Room:
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor (awaiting it if async) and return its result."""
         if self._task is None or self._task.done():
-            raise RoomError(404, "unknown_room", "this room is closed")
+            raise self._gone()
         fut = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((fn, args, fut))
         return await fut
@@ -110,10 +127,24 @@ class Room:
                 if fut is not None and not fut.done():
                     fut.set_result(None)
                 return
+            if self.moving:  # stopped here (another node has it): refuse, change nothing
+                if fut is not None and not fut.done():
+                    fut.set_exception(self._gone())
+                continue
             try:
                 result = fn(*args)
                 if isinstance(result, Awaitable):
                     result = await result
+            except NotOwner:
+                # Another node took the room over: nothing was written, nothing is sent.
+                exc = self._lost()
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+            except StoreUnavailable as exc:
+                log.warning("room %s: store unavailable: %s", self.code, exc)
+                if fut is not None and not fut.done():
+                    fut.set_exception(RoomError(503, P.STORE_UNAVAILABLE,
+                                                "the room's store cannot be reached; retry"))
             except Exception as exc:  # one bad command must not kill the room
                 if fut is None:
                     log.exception("room %s: command %s failed", self.code, fn.__name__)
@@ -123,12 +154,36 @@ class Room:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
 
-    async def stop(self, close_code: int = 1012) -> None:
+    def _gone(self) -> RoomError:
+        if self.moving:
+            return RoomError(503, P.ROOM_MOVED, "this room is served by another node now")
+        return RoomError(404, "unknown_room", "this room is closed")
+
+    def _lost(self) -> RoomError:
+        """The store refused a write: another node owns the room. Stop taking commands."""
+        first = not self.moving
+        self.moving = True
+        if first and self.on_lost is not None:
+            self.on_lost(self.code)
+        return self._gone()
+
+    async def stop(self, close_code: int = 1012, node: str | None = None) -> None:
         """Stop timers, voice and connections, then the actor itself.
 
         `close_code` tells the clients why: 1012 (restarting, come back) on a
-        server shutdown, 4005 when the room is closed for good.
+        server shutdown, 4005 when the room is closed for good, 4010 when it
+        moved to another node (cluster mode; `node` is that node's URL, sent
+        first in a `moved` message).
         """
+        await self.freeze(moving=close_code == P.CLOSE_MOVED)
+        self.close_sockets(close_code, node)
+        for m in self.members.values():
+            if m.conn is not None:
+                await m.conn.stop()
+
+    async def freeze(self, moving: bool = False) -> None:
+        """Stop the actor, the timer and the voice, leaving the sockets open (a hand-over)."""
+        self.moving = self.moving or moving
         if self._timer:
             self._timer.cancel()
         if self._task and not self._task.done():
@@ -140,12 +195,17 @@ class Room:
         while not self._queue.empty():
             _, _, pending = self._queue.get_nowait()
             if pending is not None and not pending.done():
-                pending.set_exception(RoomError(404, "unknown_room", "this room is closed"))
+                pending.set_exception(self._gone())
         await self.voice.stop()
+
+    def close_sockets(self, close_code: int, node: str | None = None) -> None:
+        """Close every member's socket with `close_code` (a `moved` message first for 4010)."""
+        reason = {1012: "restart", P.CLOSE_MOVED: "moved"}.get(close_code, "room closed")
         for m in self.members.values():
             if m.conn is not None:
-                m.conn.close(close_code, "room closed" if close_code != 1012 else "restart")
-                await m.conn.stop()
+                if close_code == P.CLOSE_MOVED:
+                    m.conn.send({"type": "moved", "room": self.code, "node": node})
+                m.conn.close(close_code, reason)
 
     # Time and timers --------------------------------------------------------
 
@@ -185,7 +245,7 @@ class Room:
         self._timer_at = None
         self.post(self.cmd_timer)
 
-    def cmd_timer(self) -> None:
+    async def cmd_timer(self) -> None:
         """A deadline passed: tick the game, hand over an absent host's role."""
         now = self.now()
         if self.status == PLAYING and self.state is not None:
@@ -198,19 +258,19 @@ class Room:
                     log.exception("room %s: tick failed", self.code)
                     self._retry_tick_at = now + 5.0
                 else:
-                    self._after_change(events)
+                    await self._after_change(events)
         host = self.members.get(self.host or "")
         if (host is not None and host.offline_since is not None
                 and now >= host.offline_since + self.settings.host_grace):
             nxt = self._next_host(after=host.id, online_only=True)
             if nxt is not None:
-                self._set_host(nxt)
+                await self._set_host(nxt)
                 self._broadcast_room()
         self._schedule()
 
     # Membership (HTTP side) -------------------------------------------------
 
-    def cmd_add_member(self, name: str, color: str | None) -> tuple[str, str]:
+    async def cmd_add_member(self, name: str, color: str | None) -> tuple[str, str]:
         """Seat a newcomer: (player id, token). Refused while a game runs or when full."""
         if self.status == CLOSED:
             raise RoomError(404, "unknown_room", "no such room")
@@ -227,7 +287,7 @@ class Room:
         member = Member(id=f"p{self.next_seat}", name=name, color=color, seat=self.next_seat,
                         joined=now, offline_since=now)
         token = new_token()
-        self.store.add_player(self.code, PlayerRow(member.id, name, color, member.seat, IN_ROOM,
+        await self.store.add_player(self.code, PlayerRow(member.id, name, color, member.seat, IN_ROOM,
                                                    now), hash_token(token))
         self.members[member.id] = member
         if self.host is None:
@@ -252,7 +312,7 @@ class Room:
 
     # Connections ------------------------------------------------------------
 
-    def cmd_attach(self, pid: str, conn: Connection) -> bool:
+    async def cmd_attach(self, pid: str, conn: Connection) -> bool:
         """A socket authenticated as `pid`: replace any older socket, send the full picture."""
         member = self.members.get(pid)
         if member is None:
@@ -268,7 +328,7 @@ class Room:
         member.offline_since = None
         now = self.now()
         self.last_activity = now
-        self.store.touch(self.code, now)
+        await self.store.touch(self.code, now)
         self._send_welcome(member)
         self._broadcast_room()  # everyone sees the seat come online; this socket gets it too
         self._send_picture(member)
@@ -298,6 +358,7 @@ class Room:
             "server_time": self.clock(),
             "ice_servers": client_ice_servers(self.settings, member.id, self.clock()),
             "voice": VoiceLink.available(),
+            **(self.welcome_extra() if self.welcome_extra else {}),
         })
 
     def _send_picture(self, member: Member) -> None:
@@ -343,7 +404,7 @@ class Room:
     def _on_ping(self, member: Member, msg: P.Ping) -> None:
         member.conn.send({"type": "pong", "t": msg.t, "server_time": self.clock()})
 
-    def _on_settings(self, member: Member, msg: P.SettingsMsg) -> None:
+    async def _on_settings(self, member: Member, msg: P.SettingsMsg) -> None:
         self._require_host(member)
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "settings change between games only")
@@ -364,42 +425,42 @@ class Room:
                             field="one_phone")
         options = game.validate_options(preset, base, len(self.members))
         self.preset, self.options = preset, options
-        self.store.set_settings(self.code, self._settings_json())
+        await self.store.set_settings(self.code, self._settings_json())
         self._broadcast_room()
 
-    def _on_start(self, member: Member, msg: P.Start) -> None:
+    async def _on_start(self, member: Member, msg: P.Start) -> None:
         self._require_host(member)
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "the game has already started")
-        self._start_game()  # after a game's end, the same as a rematch
+        await self._start_game()  # after a game's end, the same as a rematch
 
-    def _on_rematch(self, member: Member, msg: P.Rematch) -> None:
+    async def _on_rematch(self, member: Member, msg: P.Rematch) -> None:
         self._require_host(member)
         if self.status != OVER:
             raise RoomError(409, P.WRONG_PHASE, "a rematch follows a finished game")
-        self._start_game()
+        await self._start_game()
 
-    def _on_kick(self, member: Member, msg: P.Kick) -> None:
+    async def _on_kick(self, member: Member, msg: P.Kick) -> None:
         self._require_host(member)
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "players can be kicked between games only")
         target = self.members.get(msg.player)
         if target is None or target.id == member.id:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
-        self._remove(target, KICKED)
+        await self._remove(target, KICKED)
 
-    def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
+    async def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
         self._require_host(member)
         target = self.members.get(msg.player)
         if target is None or target.id == member.id:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to pass the host to")
-        self._set_host(target.id)
+        await self._set_host(target.id)
         self._broadcast_room()
 
-    def _on_leave(self, member: Member, msg: P.Leave) -> None:
-        self._remove(member, LEFT)
+    async def _on_leave(self, member: Member, msg: P.Leave) -> None:
+        await self._remove(member, LEFT)
 
-    def _on_action(self, member: Member, msg: P.ActionMsg) -> None:
+    async def _on_action(self, member: Member, msg: P.ActionMsg) -> None:
         if self.status != PLAYING or self.state is None:
             raise RoomError(409, P.WRONG_PHASE, "no game is running")
         if not any(p["id"] == member.id for p in self.game_players):
@@ -408,11 +469,11 @@ class Room:
         now = self.now()
         new_state, events = game.apply(self.state, member.id, action, now)
         # The log is the truth: commit before anyone sees the effect.
-        self.store.append_action(self.code, self.game_n,
+        await self.store.append_action(self.code, self.game_n,
                                  ActionRow(self.seq, now, member.id, action))
         self.seq += 1
         self.state = new_state
-        self._after_change(events)
+        await self._after_change(events)
 
     def _on_whisper_start(self, member: Member, msg: P.WhisperStart) -> None:
         src, dst = member.id, msg.to
@@ -507,16 +568,16 @@ class Room:
                 return m.id
         return None
 
-    def _set_host(self, pid: str | None) -> None:
+    async def _set_host(self, pid: str | None) -> None:
         self.host = pid
-        self.store.set_host(self.code, pid)
+        await self.store.set_host(self.code, pid)
 
-    def _remove(self, member: Member, why: int) -> None:
+    async def _remove(self, member: Member, why: int) -> None:
         """Kick or leave: the seat is freed, the token stops working."""
         if member.id == self.host:
-            self._set_host(self._next_host(after=member.id, online_only=False))
+            await self._set_host(self._next_host(after=member.id, online_only=False))
         del self.members[member.id]
-        self.store.set_kicked(self.code, member.id, why)
+        await self.store.set_kicked(self.code, member.id, why)
         self._stop_whisper(member.id)
         self.voice.drop(member.id)
         self._last_view.pop(member.id, None)
@@ -531,7 +592,7 @@ class Room:
         self._apply_routing()
         self._schedule()
 
-    def _start_game(self) -> None:
+    async def _start_game(self) -> None:
         players = [{"id": m.id, "name": m.name} for m in self._seated()]
         options = game.validate_options(self.preset, self.options, len(players))
         seed = new_seed()
@@ -541,20 +602,20 @@ class Room:
         words = game.draw_words(self.preset, options, seed)
         state = game.new_game(self.preset, options, seed, players, now, words=words)
         n = self.game_n + 1
-        self.store.start_game(self.code, GameRow(n, self.preset, options, seed, players, now,
-                                                 None, None, words))
+        await self.store.start_game(self.code, GameRow(n, self.preset, options, seed, players,
+                                                       now, None, None, words))
         self.game_n, self.state, self.seq = n, state, 0
         self.game_players = players
         self.status = PLAYING
         self._last_view.clear()
         self._broadcast_room()
         # new_game returns no events: the core says how the game starts (the first turn).
-        self._after_change(game.opening_events(state))
+        await self._after_change(game.opening_events(state))
 
-    def _after_change(self, events: list[dict[str, Any]]) -> None:
+    async def _after_change(self, events: list[dict[str, Any]]) -> None:
         """Everything that follows a new game state: bookkeeping, audio, cues, views."""
         if self.status == PLAYING and game.result(self.state) is not None:
-            self._finish()
+            await self._finish()
         self.policy = game.audio_policy(self.state) if self.state is not None else None
         for src, dst in list(self.whispers.items()):
             if dst not in self._whisper_targets(src):
@@ -565,11 +626,11 @@ class Room:
         self._send_views()
         self._schedule()
 
-    def _finish(self) -> None:
+    async def _finish(self) -> None:
         """The game is over: store its result (its points with it); it joins the evening."""
         now = self.now()
         result = game.result(self.state)
-        self.store.end_game(self.code, self.game_n, now, result)
+        await self.store.end_game(self.code, self.game_n, now, result)
         self.results.append(result)
         self.status = OVER
         self._broadcast_room()
@@ -625,32 +686,32 @@ class Room:
 
     # Restore ----------------------------------------------------------------
 
-    def load(self) -> None:
+    async def load(self) -> None:
         """Rebuild this room from the store (called once, before `start`)."""
-        row = self.store.room(self.code)
+        row = await self.store.room(self.code)
         assert row is not None
         self.created = row.created
         self.last_activity = max(row.updated, self.clock())
         self.preset = row.settings.get("preset", "intruso")
         self.options = row.settings.get("options") or game.default_options(self.preset)
         self.host = row.host
-        self.results = self.store.results(self.code)
+        self.results = await self.store.results(self.code)
         now = self.clock()
-        for p in self.store.players(self.code):
+        for p in await self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)
             if p.kicked == IN_ROOM:
                 self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
                                             offline_since=now)
         if self.host not in self.members:
-            self._set_host(self._next_host(after=None))
-        g = self.store.last_game(self.code)
+            await self._set_host(self._next_host(after=None))
+        g = await self.store.last_game(self.code)
         self.status = row.status if row.status in (LOBBY, PLAYING, OVER) else LOBBY
         if g is None:
             return
         self.game_n = g.n  # the next game is n + 1, whatever happens below
         if self.status == LOBBY:
             return
-        log_rows = self.store.actions(self.code, g.n)
+        log_rows = await self.store.actions(self.code, g.n)
         self.seq, self.game_players = len(log_rows), g.players
         self.last_now = max([g.started_at] + [a.t for a in log_rows])
         try:
@@ -662,13 +723,13 @@ class Room:
             # A log that no longer replays (code changed under it): keep the room, drop the game.
             log.exception("room %s: game %d does not replay; back to the lobby", self.code, g.n)
             self.state, self.status = None, LOBBY
-            self.store.set_status(self.code, LOBBY, now)
+            await self.store.set_status(self.code, LOBBY, now)
             return
         if self.status == PLAYING:
             events: list[dict[str, Any]] = []
             d = game.next_deadline(self.state)
             if d is not None and d <= now:
                 self.state, events = game.tick(self.state, self.now())
-            self._after_change(events)
+            await self._after_change(events)
         else:
             self.policy = game.audio_policy(self.state)

@@ -1,12 +1,15 @@
 """Every loaded room by code: create, find by token, restore after a restart, expire.
 
 The rooms themselves are actors (server/room.py); this registry only creates,
-looks up and retires them, and sums their figures for /metrics.
+looks up and retires them, and sums their figures for /metrics. In cluster
+mode it is also the cluster's `RoomHost` (server/cluster.py): it adopts rooms
+the node has claimed, and freezes or evicts the ones that move away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -19,6 +22,7 @@ from server.codes import hash_token, new_room_code
 from server.config import Settings
 from server.room import CLOSED, PLAYING, Room
 from server.seats import COLOR_RE, IN_ROOM, KICKED, RoomError, clean_name
+from server.storage import RoomStore, as_room_store
 from server.store import Store
 
 __all__ = ["Rooms", "Room", "RoomError"]
@@ -29,32 +33,56 @@ log = logging.getLogger(__name__)
 class Rooms:
     """Every loaded room, by code; creates, finds, restores and expires them."""
 
-    def __init__(self, store: Store, settings: Settings,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.store = store
+    def __init__(self, store: Store | RoomStore, settings: Settings,
+                 clock: Callable[[], float] = time.time, cluster: Any = None) -> None:
+        """`store`: a SQLite Store (wrapped in the async seam) or any RoomStore;
+        `cluster`: the node's server.cluster.Cluster in cluster mode, else None."""
+        self.store = as_room_store(store)
         self.settings = settings
         self.clock = clock
+        self.cluster = cluster
         self.rooms: dict[str, Room] = {}
         self._janitor: asyncio.Task[None] | None = None
+        self._evicting: set[asyncio.Task[None]] = set()
 
     async def restore(self) -> int:
-        """Rebuild every live room from the store; returns how many."""
-        for row in self.store.live_rooms():
-            room = Room(row.code, self.store, self.settings, self.clock)
-            try:
-                room.load()
-            except Exception:
-                log.exception("room %s could not be restored", row.code)
-                continue
-            room.start()
-            self.rooms[row.code] = room
+        """Rebuild every live room from the store; returns how many.
+
+        In cluster mode nothing is loaded here: the rooms belong to whichever
+        node claims them, and this node's sweeper adopts its share.
+        """
+        if self.cluster is None:
+            for row in await self.store.live_rooms():
+                await self._load(row.code)
         self._janitor = asyncio.create_task(self._expire_loop())
         return len(self.rooms)
+
+    def _new_room(self, code: str) -> Room:
+        room = Room(code, self.store, self.settings, self.clock, on_lost=self._on_lost)
+        if self.cluster is not None:
+            cluster = self.cluster
+            # Where a client looks for its room again if this node goes away.
+            room.welcome_extra = lambda: {"node": cluster.url, "nodes": cluster.known_urls()}
+        return room
+
+    async def _load(self, code: str) -> Room | None:
+        room = self._new_room(code)
+        try:
+            await room.load()
+        except Exception:
+            log.exception("room %s could not be restored", code)
+            return None
+        room.start()
+        self.rooms[code] = room
+        return room
 
     async def close(self) -> None:
         """Stop every room (server shutdown); the store keeps them for the next start."""
         if self._janitor:
             self._janitor.cancel()
+        for task in list(self._evicting):
+            with contextlib.suppress(BaseException):
+                await task
         for room in list(self.rooms.values()):
             await room.stop()
         self.rooms.clear()
@@ -82,23 +110,27 @@ class Rooms:
         now = self.clock()
         for _ in range(20):
             code = new_room_code()
-            if code not in self.rooms and self.store.create_room(
+            if code not in self.rooms and await self.store.create_room(
                     code, now, {"preset": preset, "options": options}):
                 break
         else:
             raise RoomError(503, "no_code", "could not allocate a room code")
-        room = Room(code, self.store, self.settings, self.clock)
+        room = self._new_room(code)
         room.preset, room.options = preset, options
         room.start()
         self.rooms[code] = room
         pid, token = await room.call(room.cmd_add_member, name, color)
         return room, pid, token
 
-    def resolve(self, token: str) -> tuple[Room, str] | str:
-        """The room and player of a token, or an error code (bad_token, kicked, left)."""
+    async def resolve(self, token: str) -> tuple[Room | str, str] | str:
+        """The room and player of a token, or an error code (bad_token, kicked, left).
+
+        In cluster mode a seat of a room not running here resolves to
+        (its code, player id): the caller finds out where it runs.
+        """
         if not token or len(token) > 200:
             return P.BAD_TOKEN
-        found = self.store.find_token(hash_token(token))
+        found = await self.store.find_token(hash_token(token))
         if found is None:
             return P.BAD_TOKEN
         code, pid, kicked = found
@@ -106,7 +138,7 @@ class Rooms:
             return P.KICKED if kicked == KICKED else P.LEFT
         room = self.rooms.get(code)
         if room is None:
-            return P.BAD_TOKEN
+            return (code, pid) if self.cluster is not None else P.BAD_TOKEN
         return room, pid
 
     async def _expire_loop(self) -> None:
@@ -135,7 +167,51 @@ class Rooms:
         if room is None:
             return
         await room.stop(P.CLOSE_ROOM_CLOSED)
-        self.store.set_status(code, CLOSED, self.clock())
+        await self.store.set_status(code, CLOSED, self.clock())
+
+    # Cluster mode: the cluster's RoomHost (server/cluster.py) ----------------
+
+    def loaded(self) -> list[str]:
+        """Codes of the rooms running on this node."""
+        return list(self.rooms)
+
+    def figures(self) -> tuple[int, int]:
+        """(rooms, voice peers) for the registry."""
+        peers = 0
+        for room in self.rooms.values():
+            stats = room.voice.stats()
+            peers += int(stats.get("peers", 0)) if stats else 0
+        return len(self.rooms), peers
+
+    async def adopt(self, code: str) -> bool:
+        """Serve a room this node has just claimed: rebuilt from the store by replay."""
+        if code in self.rooms:
+            return True
+        return await self._load(code) is not None
+
+    async def freeze(self, code: str) -> None:
+        """Stop a room that is moving (no more writes); its sockets wait for `evict`."""
+        room = self.rooms.get(code)
+        if room is not None:
+            await room.freeze(moving=True)
+
+    async def evict(self, code: str, url: str | None) -> None:
+        """Send a room's clients to the node at `url` (4010 + `moved`) and unload it."""
+        room = self.rooms.pop(code, None)
+        if room is not None:
+            await room.stop(P.CLOSE_MOVED, url)
+
+    def _on_lost(self, code: str) -> None:
+        # From inside the room's actor: the eviction must run outside it.
+        async def lost() -> None:
+            if self.cluster is not None:
+                await self.cluster.lost(code)
+            else:
+                await self.evict(code, None)
+
+        task = asyncio.create_task(lost())
+        self._evicting.add(task)
+        task.add_done_callback(self._evicting.discard)
 
     def stats(self) -> dict[str, Any]:
         """Counts for /metrics, plus each room voice's own stats."""

@@ -63,11 +63,10 @@ class RoomStore(Protocol):
     async def find_token(self, token_hash: str) -> tuple[str, str, int] | None: ...
     async def start_game(self, code: str, game: GameRow) -> None: ...
     async def append_action(self, code: str, n: int, action: ActionRow) -> None: ...
-    async def end_game(self, code: str, n: int, now: float, result: Any,
-                       winners: list[str]) -> None: ...
+    async def end_game(self, code: str, n: int, now: float, result: Any) -> None: ...
     async def last_game(self, code: str) -> GameRow | None: ...
     async def actions(self, code: str, n: int) -> list[ActionRow]: ...
-    async def scores(self, code: str) -> dict[str, int]: ...
+    async def results(self, code: str) -> list[Any]: ...
     async def close(self) -> None: ...
 
 
@@ -123,9 +122,8 @@ class SqliteRoomStore:
     async def append_action(self, code: str, n: int, action: ActionRow) -> None:
         self.sync.append_action(code, n, action)
 
-    async def end_game(self, code: str, n: int, now: float, result: Any,
-                       winners: list[str]) -> None:
-        self.sync.end_game(code, n, now, result, winners)
+    async def end_game(self, code: str, n: int, now: float, result: Any) -> None:
+        self.sync.end_game(code, n, now, result)
 
     async def last_game(self, code: str) -> GameRow | None:
         return self.sync.last_game(code)
@@ -133,8 +131,8 @@ class SqliteRoomStore:
     async def actions(self, code: str, n: int) -> list[ActionRow]:
         return self.sync.actions(code, n)
 
-    async def scores(self, code: str) -> dict[str, int]:
-        return self.sync.scores(code)
+    async def results(self, code: str) -> list[Any]:
+        return self.sync.results(code)
 
     async def close(self) -> None:
         self.sync.close()

@@ -80,7 +80,7 @@ async def test_idle_and_empty_rooms_are_closed_and_their_tokens_stop_working(tmp
         idle.last_activity -= 7 * 3600
         assert sorted(await rooms.expire(rooms.clock() + 61)) == sorted([idle.code, empty.code])
         assert rooms.get(busy.code) is busy
-        assert rooms.resolve(token) == "bad_token"
+        assert await rooms.resolve(token) == "bad_token"
         assert store.room(idle.code).status == "closed"
         assert [r.code for r in store.live_rooms()] == [busy.code]
     finally:
