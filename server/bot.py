@@ -29,6 +29,9 @@ class Bot:
     """One player: `client` (socket, views, messages) and `voice` (the WebRTC peer).
 
     The recording survives reconnections: every new peer appends to `recorder`.
+    A bot whose client follows its room (`client.follow`, cluster mode) starts
+    a new voice after each reconnection, as the web client does on `welcome`;
+    `voice_restarts` counts them.
     """
 
     def __init__(self, client: Client, source: Source | None = None, *, dtx: bool = False,
@@ -42,6 +45,9 @@ class Bot:
         self.ice_servers = ice_servers
         self.recorder = Recorder()
         self.voice: VoicePeer | None = None
+        self.voice_wanted = False
+        self.voice_restarts = 0
+        client.on_reconnect.append(self._after_reconnect)
 
     @property
     def pid(self) -> str:
@@ -49,19 +55,34 @@ class Bot:
 
     @classmethod
     async def create(cls, url: str, name: str, source: Source | None = None, *,
-                     preset: str | None = None, **kw: Any) -> Bot:
-        """Create a room (the bot is its host) and connect its socket."""
-        bot = cls(await Client.create(url, name, preset=preset), source, **kw)
+                     preset: str | None = None, follow: bool = False, **kw: Any) -> Bot:
+        """Create a room (the bot is its host) and connect its socket.
+
+        `follow`: reconnect on its own, voice included, when the room moves."""
+        client = await Client.create(url, name, preset=preset)
+        client.follow = follow
+        bot = cls(client, source, **kw)
         await bot.client.connect()
         return bot
 
     @classmethod
-    async def join(cls, url: str, code: str, name: str, source: Source | None = None,
-                   **kw: Any) -> Bot:
+    async def join(cls, url: str, code: str, name: str, source: Source | None = None, *,
+                   follow: bool = False, **kw: Any) -> Bot:
         """Take a seat in room `code` and connect its socket."""
-        bot = cls(await Client.join(url, code, name), source, **kw)
+        client = await Client.join(url, code, name)
+        client.follow = follow
+        bot = cls(client, source, **kw)
         await bot.client.connect()
         return bot
+
+    async def _after_reconnect(self) -> None:
+        # A new socket means a new node (or a restarted one): the old peer is dead.
+        if self.voice_wanted:
+            self.voice_restarts += 1
+            try:
+                await self.start_voice()
+            except (VoiceError, TimeoutError, ConnectionError, OSError):
+                self.voice_wanted = True  # the next reconnection tries again
 
     async def start_voice(self, timeout: float = 20.0) -> None:
         """Offer a new peer connection through the socket and wait until it is connected.
@@ -70,6 +91,7 @@ class Bot:
         with the server's code if the offer is refused.
         """
         await self.stop_voice()
+        self.voice_wanted = True
         self.voice = VoicePeer(self.source, dtx=self.dtx, ice_servers=self.ice_servers,
                                recorder=self.recorder, decode=self.decode)
         await self.voice.connect(self._signal, timeout=timeout)
@@ -98,6 +120,7 @@ class Bot:
 
     async def stop_voice(self) -> None:
         """Close the peer connection (the recording is kept)."""
+        self.voice_wanted = False
         if self.voice is not None:
             await self.voice.close()
             self.voice = None
@@ -140,10 +163,12 @@ async def _main(args: argparse.Namespace) -> int:
         source = Tone(args.tone, args.level)
     else:
         source = Silence()
+    # Follow the room: in cluster mode it may move to another node (its node is lost or
+    # drained); the bot reconnects there, voice included.
     if args.room:
-        bot = await Bot.join(args.url, args.room, args.name, source, dtx=args.dtx)
+        bot = await Bot.join(args.url, args.room, args.name, source, dtx=args.dtx, follow=True)
     else:
-        bot = await Bot.create(args.url, args.name, source, dtx=args.dtx)
+        bot = await Bot.create(args.url, args.name, source, dtx=args.dtx, follow=True)
     report: dict[str, Any] = {"room": bot.client.code, "player": bot.pid}
     try:
         await bot.start_voice()

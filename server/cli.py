@@ -40,7 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     srv.add_argument("--ice-servers", default=None,
                      help='JSON list, e.g. \'[{"urls": "stun:stun.example.org:3478"}]\'')
     srv.add_argument("--public-url", default=None,
-                     help="base URL put in QR codes (default: the request's own)")
+                     help="base URL put in QR codes (default: the request's own); in cluster "
+                          "mode how clients reach this node ({port}, {worker} are filled in)")
+    srv.add_argument("--redis", default=None,
+                     help="redis://HOST:PORT/N: join a cluster of nodes (docs/cluster.md)")
+    srv.add_argument("--workers", type=int, default=None,
+                     help="with --redis: run N node processes on consecutive ports")
     srv.add_argument("--lan", action="store_true",
                      help="play on the home network: every interface, HTTPS with a certificate "
                           "made for this machine, the join address and its QR code printed")
@@ -48,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
                      help="a real certificate (PEM) for HTTPS instead of a self-made one")
     srv.add_argument("--keyfile", default=None, help="the key of --certfile (PEM)")
     srv.set_defaults(func=_serve)
+
+    from server.cluster_cli import add_parser as add_cluster_parser
+
+    add_cluster_parser(sub)
 
     try:  # the voice layer's bot command, when that layer is installed
         from server.bot import add_parser as add_bot_parser

@@ -20,6 +20,16 @@ received, in order, as dicts), `view` (the last `view.view`), `room` (the last
 `close_code`. `player`, `token`, `code` identify the seat; `Client(base_url,
 code, player, token)` rebuilds a client from them (reconnect after a restart).
 
+Cluster mode (docs/cluster.md): HTTP goes to `base_url` (any node answers),
+the socket to `node`, the URL of the node serving the room, taken from the
+create/join answer and from `moved` messages; `connect()` follows a `moved`
+by itself. With `follow=True` the client also reconnects on its own whenever
+the socket drops without a final close code: to the node a `moved` names,
+else to wherever `locate()` finds the room (asking `base_url`, then every
+node the welcome listed), retrying until `follow_timeout`. Each reconnection
+runs the `on_reconnect` callbacks (the bots restart their voice there) and
+counts in `reconnects`.
+
 Methods:
 - `Client.create(base_url, name, *, preset=None, lang=None, color=None)` and
   `Client.join(base_url, code, name, *, color=None)`: HTTP, raise `HttpError`
@@ -77,9 +87,22 @@ async def _post(base_url: str, path: str, body: dict[str, Any]) -> dict[str, Any
 class Client:
     """One player's seat: the token, the socket, and everything received."""
 
-    def __init__(self, base_url: str, code: str, player: str, token: str) -> None:
+    def __init__(self, base_url: str, code: str, player: str, token: str,
+                 node: str | None = None, *, follow: bool = False,
+                 follow_timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.code, self.player, self.token = code, player, token
+        # Cluster mode: the node serving the room, and every live node the welcome named.
+        self.node = node.rstrip("/") if node else None
+        self.nodes: list[str] = []
+        self.follow = follow
+        self.follow_timeout = follow_timeout
+        self.reconnects = 0
+        self.on_reconnect: list[Callable[[], Any]] = []
+        self._moved_to: str | None = None
+        self._stopping = False
+        self._opening = False
+        self._follower: asyncio.Task[None] | None = None
         self.messages: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.view: dict[str, Any] | None = None
@@ -99,7 +122,7 @@ class Client:
         """Create a room (the caller becomes its host)."""
         body = {"name": name, "preset": preset, "lang": lang, "color": color}
         data = await _post(base_url, "/api/rooms", {k: v for k, v in body.items() if v})
-        return cls(base_url, data["code"], data["player"], data["token"])
+        return cls(base_url, data["code"], data["player"], data["token"], data.get("node"))
 
     @classmethod
     async def join(cls, base_url: str, code: str, name: str, *, color: str | None = None
@@ -107,24 +130,78 @@ class Client:
         """Take a seat in an existing room."""
         body = {"name": name, **({"color": color} if color else {})}
         data = await _post(base_url, f"/api/rooms/{code}/join", body)
-        return cls(base_url, code, data["player"], data["token"])
+        return cls(base_url, code, data["player"], data["token"], data.get("node"))
 
     # The socket -----------------------------------------------------------------
 
     @property
     def ws_url(self) -> str:
-        base = self.base_url.replace("https://", "wss://").replace("http://", "ws://")
+        base = (self.node or self.base_url).replace("https://", "wss://")
+        base = base.replace("http://", "ws://")
         return f"{base}/ws?token={self.token}"
 
     async def connect(self, timeout: float = 10.0) -> None:
-        """Open the socket and wait until the server has sent `welcome` and `room`."""
+        """Open the socket and wait until the server has sent `welcome` and `room`.
+
+        A node that does not serve the room answers `moved`: the socket is
+        opened again where it says (a few hops at most)."""
         await self.close()
-        mark = self.mark()
-        self._ws = await websockets.connect(self.ws_url, max_size=2**22, open_timeout=timeout)
-        self.closed, self.close_code = False, None
-        self._reader = asyncio.create_task(self._read())
-        await self.wait_for(lambda m: m["type"] == "welcome", timeout, since=mark)
-        await self.wait_for(lambda m: m["type"] == "room", timeout, since=mark)
+        self._stopping = False
+        await self._open(timeout)
+
+    async def _open(self, timeout: float, hops: int = 3) -> None:
+        self._opening = True
+        try:
+            for _ in range(hops):
+                mark = self.mark()
+                self._moved_to = None
+                self._ws = await websockets.connect(self.ws_url, max_size=2**22,
+                                                    open_timeout=timeout)
+                self.closed, self.close_code = False, None
+                self._reader = asyncio.create_task(self._read())
+                first = await self.wait_for(lambda m: m["type"] in ("welcome", "moved"),
+                                            timeout, since=mark, _opening=True)
+                if first["type"] == "welcome":
+                    await self.wait_for(lambda m: m["type"] == "room", timeout, since=mark,
+                                        _opening=True)
+                    return
+                moved_to = self._moved_to
+                await self._drop_socket()
+                self.node = moved_to or await self.locate(timeout)
+            raise ConnectionError(f"room {self.code}: still moving after {hops} hops")
+        finally:
+            self._opening = False
+
+    async def locate(self, timeout: float = 10.0) -> str:
+        """The URL of the node serving the room now, asked of any node that answers."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            for base in dict.fromkeys([self.base_url, *self.nodes, self.node]):
+                if not base:
+                    continue
+                try:
+                    async with httpx.AsyncClient(timeout=3) as http:
+                        r = await http.get(f"{base}/api/rooms/{self.code}")
+                except httpx.HTTPError:
+                    continue
+                if r.status_code == 200:
+                    return (r.json().get("node") or base).rstrip("/")
+                if r.status_code == 404:
+                    raise ConnectionError(f"room {self.code} is gone")
+            if loop.time() > end:
+                raise TimeoutError(f"room {self.code}: no node answers for it")
+            await asyncio.sleep(0.25)
+
+    async def _drop_socket(self) -> None:
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                await ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._reader, 5)
+            self._reader = None
 
     async def _read(self) -> None:
         ws = self._ws
@@ -141,7 +218,40 @@ class Client:
             if ws is self._ws:
                 self.closed = True
                 self.close_code = ws.close_code
+                if self._should_follow():
+                    self._follower = asyncio.create_task(self._follow())
             self._wake()
+
+    def _should_follow(self) -> bool:
+        # Final closes (>= 4000 but 4010, "moved") mean the seat is gone: do not come back.
+        code = self.close_code or 1006
+        final = 4000 <= code < 5000 and code != 4010
+        return (self.follow and not self._stopping and not final and not self._opening
+                and (self._follower is None or self._follower.done()))
+
+    async def _follow(self) -> None:
+        """The socket dropped: find the room's node again and reconnect, until it works."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.follow_timeout
+        delay = 0.1
+        while not self._stopping and loop.time() < end:
+            try:
+                self.node = self._moved_to or await self.locate(min(5.0, end - loop.time()))
+                await self._open(10.0)
+            except (OSError, ConnectionError, TimeoutError,
+                    websockets.WebSocketException) as exc:
+                self._moved_to = None
+                if isinstance(exc, ConnectionError) and "is gone" in str(exc):
+                    return
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            self.reconnects += 1
+            for hook in list(self.on_reconnect):
+                result = hook()
+                if asyncio.iscoroutine(result):
+                    await result
+            return
 
     def _record(self, msg: dict[str, Any]) -> None:
         self.messages.append(msg)
@@ -152,6 +262,12 @@ class Client:
             self.room = msg
         elif kind == "welcome":
             self.welcome = msg
+            if msg.get("nodes"):
+                self.nodes = [u.rstrip("/") for u in msg["nodes"]]
+            if msg.get("node"):
+                self.node = msg["node"].rstrip("/")
+        elif kind == "moved":
+            self._moved_to = (msg.get("node") or "").rstrip("/") or None
         elif kind == "error":
             self.errors.append(msg)
         self._wake()
@@ -166,9 +282,25 @@ class Client:
 
     async def send_raw(self, text: str | bytes) -> None:
         """Send a frame as it is (for tests of malformed input)."""
+        if self._follower is not None and not self._follower.done():
+            # Following the room to its new node: send once the socket is back.
+            await asyncio.wait_for(asyncio.shield(self._follower), self.follow_timeout)
         if self._ws is None:
             raise RuntimeError("not connected")
-        await self._ws.send(text)
+        try:
+            await self._ws.send(text)
+        except websockets.ConnectionClosed:
+            if not self.follow or self._stopping:
+                raise
+            # Dropped under our feet: the reader starts following; send after it.
+            for _ in range(100):
+                if self._follower is not None:
+                    break
+                await asyncio.sleep(0.01)
+            if self._follower is None:
+                raise
+            await asyncio.wait_for(asyncio.shield(self._follower), self.follow_timeout)
+            await self._ws.send(text)
 
     async def act(self, action: dict[str, Any]) -> None:
         """Send a game action."""
@@ -179,8 +311,11 @@ class Client:
         return len(self.messages)
 
     async def wait_for(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0,
-                       since: int | None = None) -> dict[str, Any]:
-        """The first message from index `since` on for which `pred` holds."""
+                       since: int | None = None, _opening: bool = False) -> dict[str, Any]:
+        """The first message from index `since` on for which `pred` holds.
+
+        A closed socket ends the wait (ConnectionError), unless the client is
+        following the room (`follow`): then it waits through the reconnection."""
         i = since or 0
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -190,7 +325,10 @@ class Client:
                 i += 1
                 if pred(msg):
                     return msg
-            if self.closed and self._reader is not None and self._reader.done():
+            following = (not _opening and self._follower is not None
+                         and not self._follower.done())
+            if (self.closed and self._reader is not None and self._reader.done()
+                    and not following):
                 raise ConnectionError(f"socket closed ({self.close_code}) while waiting")
             left = end - loop.time()
             if left <= 0:
@@ -215,7 +353,13 @@ class Client:
         return self.close_code
 
     async def close(self) -> None:
-        """Close the socket (the seat is kept)."""
+        """Close the socket (the seat is kept) and stop following the room."""
+        self._stopping = True
+        follower, self._follower = self._follower, None
+        if follower is not None and follower is not asyncio.current_task():
+            follower.cancel()
+            with contextlib.suppress(BaseException):
+                await follower
         ws, self._ws = self._ws, None
         if ws is not None:
             with contextlib.suppress(Exception):

@@ -1,12 +1,20 @@
-"""`sussurro serve`: run the app under uvicorn until SIGTERM/SIGINT."""
+"""`sussurro serve`: run the app under uvicorn until SIGTERM/SIGINT.
+
+In cluster mode (`--redis`) the first SIGTERM drains the node before uvicorn
+stops it: the node takes no new rooms and hands every room to another node
+(clients follow), then exits. `--workers N` runs N such nodes (server/workers.py).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import re
+import signal
 import ssl
 import sys
+from collections.abc import Awaitable, Callable
 
 import uvicorn
 
@@ -33,6 +41,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         "lan": True if getattr(args, "lan", False) else None,
         "certfile": getattr(args, "certfile", None),
         "keyfile": getattr(args, "keyfile", None),
+        "redis": getattr(args, "redis", None),
+        "workers": getattr(args, "workers", None),
     }
     settings = load_settings(cli)
     if settings.lan and cli["host"] is None and "host" not in env_values():
@@ -57,10 +67,54 @@ class RedactTokens(logging.Filter):
         return True
 
 
+class DrainOnTerm:
+    """A uvicorn server mixin: SIGTERM first awaits `drain_hook` (cluster mode), then exits.
+
+    Without a hook (the embedded default) SIGTERM is uvicorn's own.
+    """
+
+    drain_hook: Callable[[], Awaitable[None]] | None = None
+    _draining = False
+    _loop: asyncio.AbstractEventLoop | None = None
+    _drain_task: asyncio.Task[None] | None = None
+
+    async def serve(self, sockets=None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame) -> None:
+        if (sig == signal.SIGTERM and self.drain_hook is not None and not self._draining
+                and not self.should_exit and self._loop is not None and self.started):
+            self._draining = True
+            self._captured_signals.append(sig)
+            self._loop.call_soon_threadsafe(self._start_drain)
+            return
+        super().handle_exit(sig, frame)
+
+    def _start_drain(self) -> None:
+        async def run() -> None:
+            try:
+                await self.drain_hook()
+            except Exception:
+                logging.getLogger(__name__).exception("drain failed")
+            finally:
+                self.should_exit = True
+
+        self._drain_task = asyncio.ensure_future(run())
+
+
+class NodeServer(DrainOnTerm, uvicorn.Server):
+    """uvicorn's server with the cluster drain on SIGTERM."""
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve until a signal; uvicorn handles SIGTERM/SIGINT and runs the app's shutdown
     (rooms stop, sockets get 1012 "restart", the database is checkpointed and closed)."""
     settings = settings_from_args(args)
+    if settings.workers > 1:
+        from server.workers import supervise
+
+        return supervise(settings)
     logging.basicConfig(level=settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from server.forwarded import TrustedProxies
@@ -96,8 +150,11 @@ def serve(args: argparse.Namespace) -> int:
     )
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactTokens())
+    drain = app.state.drain if settings.redis else None
     if plan is None:
-        uvicorn.Server(config).run()
+        server = NodeServer(config)
+        server.drain_hook = drain
+        server.run()
         return 0
     from server.banner import lan_banner
     from server.listen import SniffingServer
@@ -109,5 +166,8 @@ def serve(args: argparse.Namespace) -> int:
         print(lan_banner(plan.join_url, plan.guide_url, plan.local_url, note), flush=True)
     else:
         print(f"Sussurro: {plan.join_url} (http and https on the same port)", flush=True)
-    SniffingServer(config, sockets, plan.context).run()
+    sniffing = type("SniffingNode", (DrainOnTerm, SniffingServer), {})(config, sockets,
+                                                                       plan.context)
+    sniffing.drain_hook = drain
+    sniffing.run()
     return 0
