@@ -123,16 +123,19 @@ def create_app(settings: Settings) -> FastAPI:
             from server.rtc import restrict_host_addresses
 
             restrict_host_addresses(settings.rtc_addresses.split(","))
-        if cluster is not None:
-            await cluster.start(rooms)
-        n = await rooms.restore()
-        if cluster is None:
-            log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off
         # the event loop now, rather than stall every room for a second at the first
         # player's welcome or the first clue of a language.
         warm = [asyncio.create_task(asyncio.to_thread(voice_module)),
                 asyncio.create_task(asyncio.to_thread(game.warm_up))]
+        if cluster is not None:
+            # Join only once both are done: doing it later would stall the event loop
+            # (the first welcome imports the voice stack) past the claims' expiry.
+            await asyncio.gather(*warm)
+            await cluster.start(rooms)
+        n = await rooms.restore()
+        if cluster is None:
+            log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         try:
             yield
         finally:

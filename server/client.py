@@ -282,9 +282,11 @@ class Client:
 
     async def send_raw(self, text: str | bytes) -> None:
         """Send a frame as it is (for tests of malformed input)."""
-        if self._follower is not None and not self._follower.done():
+        follower = self._follower
+        if (follower is not None and not follower.done()
+                and follower is not asyncio.current_task()):  # (its hooks send too)
             # Following the room to its new node: send once the socket is back.
-            await asyncio.wait_for(asyncio.shield(self._follower), self.follow_timeout)
+            await asyncio.wait_for(asyncio.shield(follower), self.follow_timeout)
         if self._ws is None:
             raise RuntimeError("not connected")
         try:
@@ -297,9 +299,10 @@ class Client:
                 if self._follower is not None:
                     break
                 await asyncio.sleep(0.01)
-            if self._follower is None:
+            follower = self._follower
+            if follower is None or follower is asyncio.current_task():
                 raise
-            await asyncio.wait_for(asyncio.shield(self._follower), self.follow_timeout)
+            await asyncio.wait_for(asyncio.shield(follower), self.follow_timeout)
             await self._ws.send(text)
 
     async def act(self, action: dict[str, Any]) -> None:

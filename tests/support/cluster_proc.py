@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.support.redis_proc import RedisProc
@@ -31,8 +32,9 @@ class ClusterProc:
     """Redis plus `nodes` server processes joined to it."""
 
     def __init__(self, folder: str | os.PathLike[str], nodes: int = 3, ttl: float = 2.0,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, log_level: str = "info") -> None:
         self.folder = Path(folder)
+        self.log_level = log_level
         self.redis = RedisProc(self.folder / "redis")
         self.ttl = ttl
         self.env = env or {}
@@ -49,12 +51,14 @@ class ClusterProc:
                "SUSSURRO_DRAIN_TIMEOUT": "20",
                "SUSSURRO_NODE_ID": f"node{i + 1}",
                **self.env}
-        return ServerProc(self.folder / f"node{i + 1}.db", port=port, env=env)
+        return ServerProc(self.folder / f"node{i + 1}.db", port=port, env=env,
+                          log_level=self.log_level)
 
     def start(self) -> ClusterProc:
         self.redis.start()
-        for node in self.nodes:
-            node.start()
+        # The nodes boot side by side (each takes seconds to import its stack).
+        with ThreadPoolExecutor(len(self.nodes) or 1) as pool:
+            list(pool.map(lambda n: n.start(timeout=60), self.nodes))
         return self
 
     def add_node(self) -> ServerProc:
