@@ -266,6 +266,8 @@ class Client:
                 self.nodes = [u.rstrip("/") for u in msg["nodes"]]
             if msg.get("node"):
                 self.node = msg["node"].rstrip("/")
+        elif kind == "nodes":
+            self.nodes = [u.rstrip("/") for u in msg.get("nodes") or []]
         elif kind == "moved":
             self._moved_to = (msg.get("node") or "").rstrip("/") or None
         elif kind == "error":

@@ -63,6 +63,9 @@ class RoomHost(Protocol):
     async def evict(self, code: str, url: str | None) -> None:
         """Send a (frozen or running) room's clients to `url` (None: anywhere) and forget it."""
 
+    def nodes_changed(self, urls: list[str]) -> None:
+        """The live nodes changed: tell the clients where to look if their node goes."""
+
 
 @dataclass
 class Where:
@@ -172,7 +175,11 @@ class Cluster:
     async def nodes(self) -> list[NodeLoad]:
         """Every live node (its registry entry has not expired), by id."""
         nodes = [n for n, _ in await self.registry()]
-        self._urls = [n.url for n in nodes if not n.draining] or [self.url]
+        urls = [n.url for n in nodes if not n.draining] or [self.url]
+        if urls != self._urls:
+            self._urls = urls
+            if self.host is not None:
+                self.host.nodes_changed(list(urls))
         return nodes
 
     def known_urls(self) -> list[str]:

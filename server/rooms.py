@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -200,6 +201,12 @@ class Rooms:
         room = self.rooms.pop(code, None)
         if room is not None:
             await room.stop(P.CLOSE_MOVED, url)
+
+    def nodes_changed(self, urls: list[str]) -> None:
+        """Every client learns the live nodes (`nodes`), to find its room if this node dies."""
+        text = json.dumps({"type": "nodes", "nodes": urls}, separators=(",", ":"))
+        for room in self.rooms.values():
+            room._send_all(text)
 
     def _on_lost(self, code: str) -> None:
         # From inside the room's actor: the eviction must run outside it.

@@ -1,17 +1,27 @@
 // The WebSocket to the server: JSON messages, reconnect with backoff, clock offset.
+// Cluster mode (docs/cluster.md): the socket goes to the node serving the room (`node`),
+// which may differ from the page's own server; a `moved` message and close 4010 send it
+// on, and after a drop it asks where the room went (`hooks.locate`) before reconnecting.
 
 const BACKOFF = [500, 1000, 2000, 4000, 8000];
-// Close codes >= 4000 are the server's "do not come back" (bad token, kicked, room gone).
+// Close codes >= 4000 are the server's "do not come back" (bad token, kicked, room gone)...
 const FINAL_CLOSE = 4000;
+// ... except 4010: the room moved to another node; reconnect there.
+const MOVED = 4010;
 
 export class Connection {
   /**
    * @param {string} token  seat token
-   * @param {{onMessage: Function, onStatus: Function, onFinal: Function}} hooks
+   * @param {{onMessage: Function, onStatus: Function, onFinal: Function, locate?: Function}} hooks
+   *   locate(nodes) -> Promise<string|null>: the URL of the node serving the room now
+   * @param {string|null} node  base URL of the room's node (cluster mode); null: this page's server
    */
-  constructor(token, hooks) {
+  constructor(token, hooks, node = null) {
     this.token = token;
     this.hooks = hooks;
+    this.node = node;
+    this.nodes = [];
+    this.moveTo = null;
     this.ws = null;
     this.attempt = 0;
     this.stopped = false;
@@ -20,10 +30,21 @@ export class Connection {
     this.pingSent = 0;
   }
 
+  wsUrl() {
+    const query = `/ws?token=${encodeURIComponent(this.token)}`;
+    if (!this.node) {
+      const proto = location.protocol === "https:" ? "wss:" : "ws:";
+      return `${proto}//${location.host}${query}`;
+    }
+    const url = new URL(this.node);
+    const proto = url.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${url.host}${url.pathname.replace(/\/$/, "")}${query}`;
+  }
+
   open() {
     if (this.stopped) return;
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(this.token)}`);
+    this.moveTo = null;
+    const ws = new WebSocket(this.wsUrl());
     this.ws = ws;
     this.hooks.onStatus("connecting");
     ws.onopen = () => {
@@ -38,6 +59,16 @@ export class Connection {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.type === "welcome") {
+        if (msg.node) this.node = msg.node;
+        if (Array.isArray(msg.nodes)) this.nodes = msg.nodes;
+      } else if (msg.type === "moved") {
+        this.moveTo = msg.node || null;
+        return;
+      } else if (msg.type === "nodes") {
+        if (Array.isArray(msg.nodes)) this.nodes = msg.nodes;
+        return;
+      }
       if (msg.type === "pong" && this.pingSent) {
         msg.rtt = (performance.now() - this.pingSent) / 1000;
         this.pingSent = 0;
@@ -48,7 +79,14 @@ export class Connection {
       clearInterval(this.pingTimer);
       if (this.ws !== ws) return;
       this.ws = null;
-      if (ev.code >= FINAL_CLOSE && ev.code < 5000) {
+      if (ev.code === MOVED && this.moveTo) {
+        // Handed over to a known node: go there at once, the player hardly notices.
+        this.node = this.moveTo;
+        this.hooks.onStatus("closed");
+        this.open();
+        return;
+      }
+      if (ev.code >= FINAL_CLOSE && ev.code < 5000 && ev.code !== MOVED) {
         this.stopped = true;
         this.hooks.onFinal(ev.code, ev.reason);
         return;
@@ -66,7 +104,19 @@ export class Connection {
     // Jitter so a room full of phones does not reconnect in lockstep.
     const delay = base * (0.75 + Math.random() * 0.5);
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.open(), delay);
+    this.retryTimer = setTimeout(() => this.relocate(), delay);
+  }
+
+  /** Reconnect; in cluster mode first ask where the room is served now. */
+  async relocate() {
+    if (this.stopped) return;
+    if ((this.node || this.nodes.length) && this.hooks.locate) {
+      try {
+        const found = await this.hooks.locate([...this.nodes, this.node].filter(Boolean));
+        if (found) this.node = found;
+      } catch { /* every node refused: try the last one known */ }
+    }
+    this.open();
   }
 
   ping() {

@@ -51,12 +51,26 @@ export async function roomInfo(code) {
 
 export async function createRoom({ name, color, preset, lang }) {
   const data = await post("/api/rooms", { name, color, preset, lang });
-  return enterRoom(data.code, { player: data.player, token: data.token });
+  return enterRoom(data.code, { player: data.player, token: data.token, node: data.node });
 }
 
 export async function joinRoom(code, { name, color }) {
   const data = await post(`/api/rooms/${encodeURIComponent(code)}/join`, { name, color });
-  return enterRoom(code, { player: data.player, token: data.token });
+  return enterRoom(code, { player: data.player, token: data.token, node: data.node });
+}
+
+/**
+ * Cluster mode: the URL of the node serving room `code` now, asked of this page's server
+ * first, then of the other nodes (a page whose own server died still finds its room).
+ */
+async function locate(code, nodes) {
+  for (const base of ["", ...nodes]) {
+    try {
+      const res = await fetch(`${base}/api/rooms/${encodeURIComponent(code)}`);
+      if (res.ok) return (await res.json()).node || null;
+    } catch { /* that node is down: ask the next */ }
+  }
+  return null;
 }
 
 // ---------- the seat ----------
@@ -80,7 +94,8 @@ export function enterRoom(code, seat) {
     onMessage: handleMessage,
     onStatus: (s) => update({ conn: s }),
     onFinal: (closeCode) => leaveRoom(CLOSE_REASONS[closeCode] || "closed"),
-  });
+    locate: (nodes) => locate(code, nodes),
+  }, seat.node || null);
   conn.open();
   // The mic was granted before on this device: take it again so a reload restores voice.
   if (storage.mic.get() === "on" && state.mic === "unknown") requestMic();
