@@ -97,17 +97,17 @@ async def test_a_game_its_log_and_its_end_are_kept_in_order(store):
         await store.append_action("ABCDE", 1, a)
     assert await store.actions("ABCDE", 1) == actions
     assert await store.last_game("ABCDE") == g
-    await store.end_game("ABCDE", 1, 250.0, {"winners": ["p2", "p3"], "words": ["a", "b"]},
-                         ["p2", "p3"])
+    result = {"winners": ["p2", "p3"], "points": {"p2": 2, "p3": 1}, "words": ["a", "b"]}
+    await store.end_game("ABCDE", 1, 250.0, result)
     last = await store.last_game("ABCDE")
-    assert (last.n, last.ended_at, last.result) == \
-        (1, 250.0, {"winners": ["p2", "p3"], "words": ["a", "b"]})
+    assert (last.n, last.ended_at, last.result) == (1, 250.0, result)
     assert (await store.room("ABCDE")).status == "over"
-    assert await store.scores("ABCDE") == {"p2": 1, "p3": 1}
+    assert await store.results("ABCDE") == [result]
     g2 = GameRow(2, "intruso", {"lang": "it"}, 5, players, 300.0, None, None, None)
     await store.start_game("ABCDE", g2)
-    await store.end_game("ABCDE", 2, 310.0, None, ["p2"])
-    assert await store.scores("ABCDE") == {"p2": 2, "p3": 1}
+    assert await store.results("ABCDE") == [result]      # a game running has no result yet
+    await store.end_game("ABCDE", 2, 310.0, {"winners": ["p2"]})
+    assert await store.results("ABCDE") == [result, {"winners": ["p2"]}]
     assert (await store.last_game("ABCDE")).n == 2
     assert await store.actions("ABCDE", 2) == []
 
