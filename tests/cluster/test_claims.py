@@ -14,15 +14,17 @@ from server.redis_store import RedisStore
 from server.storage import ActionRow, GameRow, NotOwner, PlayerRow
 
 SETTINGS = {"preset": "intruso", "options": {}}
+TTL = 1.0
 PLAYERS = [{"id": "p1", "name": "A"}, {"id": "p2", "name": "B"}, {"id": "p3", "name": "C"}]
 
 
 @pytest.fixture
 async def two_nodes(redis_proc, prefix):
-    """Two nodes' stores on the same Redis, claims lasting 0.3 s."""
+    """Two nodes' stores on the same Redis, claims lasting 1 s (tests that need a claim
+    alive renew it right before they look: the machine may be slow)."""
     clients = [Redis.from_url(redis_proc.url, decode_responses=True) for _ in range(2)]
     try:
-        yield [RedisStore(c, f"n{i + 1}", prefix=prefix, claim_ttl=0.3)
+        yield [RedisStore(c, f"n{i + 1}", prefix=prefix, claim_ttl=TTL)
                for i, c in enumerate(clients)]
     finally:
         for c in clients:
@@ -39,6 +41,7 @@ async def test_creating_a_room_claims_it_and_nobody_else_can_claim_it_meanwhile(
     a, b = two_nodes
     await _game_room(a)
     assert a.held == {"ABCDE": 1}
+    assert await a.renew() == []
     assert await b.claim("ABCDE") is None
     assert await a.owner("ABCDE") == ("n1", 1)
     assert await b.claim("NOSUCH") is None  # no room, nothing to claim
@@ -49,7 +52,7 @@ async def test_an_old_owner_that_comes_back_cannot_write_after_a_takeover(two_no
     a, b = two_nodes
     await _game_room(a)
     await a.append_action("ABCDE", 1, ActionRow(0, 3.0, "p1", {"type": "ready"}))
-    await asyncio.sleep(0.45)                       # a stops renewing: the claim expires
+    await asyncio.sleep(TTL + 0.2)                  # a stops renewing: the claim expires
     token = await b.claim("ABCDE")
     assert token == 2                               # the fencing token went up
     await b.append_action("ABCDE", 1, ActionRow(1, 4.0, "p2", {"type": "ready"}))
@@ -72,16 +75,16 @@ async def test_an_old_owner_that_comes_back_cannot_write_after_a_takeover(two_no
 async def test_renewal_keeps_a_claim_alive_past_its_ttl(two_nodes):
     a, b = two_nodes
     await _game_room(a)
-    for _ in range(6):                               # 0.6 s: twice the ttl
-        await asyncio.sleep(0.1)
+    for _ in range(8):                               # 2 s: twice the ttl
+        await asyncio.sleep(TTL / 4)
         assert await a.renew() == []
-    assert await b.claim("ABCDE") is None
+        assert await b.claim("ABCDE") is None
 
 
 async def test_a_lapsed_claim_nobody_took_is_taken_back_with_the_same_token(two_nodes):
     a, _ = two_nodes
     await _game_room(a)
-    await asyncio.sleep(0.45)
+    await asyncio.sleep(TTL + 0.2)
     assert await a.owner("ABCDE") is None
     assert await a.renew() == []                     # nobody claimed since: still ours
     assert await a.owner("ABCDE") == ("n1", 1)
