@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-# The load one held room adds before it costs anything (a quiet lobby); a busy
-# 16-voice room costs ~0.17 of a core on its own (bench/ROOM.md), seen in `cpu`.
-ROOM_WEIGHT = 0.03
+# The load one held room adds whatever it costs now: a quiet lobby will become a game
+# (a busy 16-voice room costs ~0.17 of a core, bench/ROOM.md, seen in `cpu` too), and
+# idle nodes differ in CPU by a few hundredths (heartbeats, forwarded requests): a room
+# must outweigh that noise, or placement on a quiet cluster follows the noise.
+ROOM_WEIGHT = 0.1
 # What a node looks like at birth, in cores, fading out over its ramp-up.
 RAMP_LOAD = 0.5
 

@@ -30,10 +30,14 @@ def test_held_rooms_count_before_they_cost_cpu():
     # Two idle nodes: the one holding fewer (quiet) rooms gets the next one.
     nodes = [NodeLoad("a", "u", rooms=3, started=OLD), NodeLoad("b", "u", rooms=1, started=OLD)]
     assert pick(nodes, NOW, ramp=60).id == "b"
+    # ... even if CPU noise of an idle node (heartbeats, forwarded requests) says otherwise.
+    nodes = [NodeLoad("a", "u", cpu=0.06, rooms=0, started=OLD),
+             NodeLoad("b", "u", cpu=0.01, rooms=1, started=OLD)]
+    assert pick(nodes, NOW, ramp=60).id == "a"
 
 
 def test_a_fresh_node_ramps_up_instead_of_taking_every_new_room():
-    busy = NodeLoad("old", "u", cpu=0.3, rooms=4, started=OLD)
+    busy = NodeLoad("old", "u", cpu=0.1, rooms=2, started=OLD)
     fresh = NodeLoad("new", "u", started=NOW)
     # At birth the new node counts as RAMP_LOAD busy: the old one still gets rooms.
     assert score(fresh, NOW, 60) == RAMP_LOAD
