@@ -40,6 +40,12 @@ from server.storage import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
+# One more room on a node, if its registry entry is alive (never resurrect an expired one).
+COUNT_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'rooms', 1) end
+return 1
+"""
+
 # An orphan room left unadopted this many sweeps is taken by whichever node sees it
 # (placement disagreed, or its chosen node died too).
 STRAY_SWEEPS = 3
@@ -135,6 +141,7 @@ class Cluster:
     async def start(self, host: RoomHost) -> None:
         """Join: the shared secret, the first beat, then the beat and inbox tasks."""
         self.host = host
+        self.cpu = CpuMeter()  # from now: the start-up's imports are not load
         await self.r.set(self.keys.secret(), secrets.token_urlsafe(32), nx=True)
         self.secret = await self.r.get(self.keys.secret())
         await self._publish()
@@ -216,12 +223,21 @@ class Cluster:
         return Where("orphan")
 
     async def target_for_new_room(self) -> NodeLoad | None:
-        """The node a new room goes to (None: this one, when nothing else is live)."""
+        """The node a new room goes to (None: this one, when nothing else is live).
+
+        The chosen node's published room count goes up at once, so that rooms
+        created before its next heartbeat see it (the beat then sets the truth).
+        """
         nodes = await self.nodes()
         me = [n for n in nodes if n.id == self.id]
         if self.draining:
-            return pick(nodes, self.clock(), self.ramp, exclude=[self.id])
-        return pick(nodes, self.clock(), self.ramp) or (me[0] if me else None)
+            target = pick(nodes, self.clock(), self.ramp, exclude=[self.id])
+        else:
+            target = pick(nodes, self.clock(), self.ramp) or (me[0] if me else None)
+        if target is not None:
+            with contextlib.suppress(Exception):
+                await self.r.eval(COUNT_ROOM, 1, self.keys.node(target.id))
+        return target
 
     async def adopt(self, code: str) -> bool:
         """Claim an unclaimed room and serve it here: True if it runs here now."""
