@@ -74,8 +74,13 @@ async def worker(args: argparse.Namespace) -> dict:
         else:
             bot = await Bot.join(args.url, code, f"Bot{idx}", src, dtx=dtx, decode=False)
         bots.append((code, bot))
-    await asyncio.gather(*(b.start_voice(timeout=90) for _, b in bots))
-    await asyncio.sleep(max(0.0, args.start_at - time.time()))
+    await asyncio.gather(*(b.start_voice(timeout=120) for _, b in bots))
+    # Ready; the driver starts the window (a wall time in the `go` file) once all are.
+    Path(args.sync, f"ready-{os.getpid()}").touch()
+    go = Path(args.sync, "go")
+    while not go.exists():
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(max(0.0, float(go.read_text() or 0) - time.time()))
     t0 = time.monotonic()
     await asyncio.sleep(args.seconds)
     t1 = time.monotonic()
@@ -106,16 +111,25 @@ def load_run(nodes: int, args: argparse.Namespace) -> dict:
         hosts = [asyncio.run(Client.create(url, "Bot0")) for _ in range(args.rooms)]
         owners = {h.code: cl.owner_of(h.code) for h in hosts}
         specs = [f"{h.code},{h.player},{h.token}:{i}" for h in hosts for i in range(args.bots)]
-        start_at = time.time() + args.setup
+        sync = Path(tmp, "sync")
+        sync.mkdir()
         for w in range(args.procs):
             mine = specs[w::args.procs]
             if not mine:
                 continue
             cmd = [sys.executable, __file__, "--worker", "--url", url, "--spec", ";".join(mine),
-                   "--seconds", str(args.seconds), "--start-at", str(start_at)]
+                   "--seconds", str(args.seconds), "--sync", str(sync)]
             workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL, text=True))
         try:
+            # Every bot connected (or the setup time is up), then a common window.
+            end = time.monotonic() + args.setup
+            while (len(list(sync.glob("ready-*"))) < len(workers)
+                   and time.monotonic() < end and all(p.poll() is None for p in workers)):
+                time.sleep(0.2)
+            start_at = time.time() + 2.0
+            (sync / "go.tmp").write_text(repr(start_at))
+            (sync / "go.tmp").rename(sync / "go")
             time.sleep(max(0.0, start_at - time.time()))
             per_node = {n.env["SUSSURRO_NODE_ID"]: n.proc.pid for n in cl.nodes}
             n0, w0 = {k: cpu_seconds(p) for k, p in per_node.items()}, time.monotonic()
@@ -124,7 +138,7 @@ def load_run(nodes: int, args: argparse.Namespace) -> dict:
             c0, c1 = sum(n0.values()), sum(n1.values())
             reports = []
             for p in workers:
-                out, _ = p.communicate(timeout=args.seconds + args.setup + 120)
+                out, _ = p.communicate(timeout=args.seconds + 120)
                 lines = [ln for ln in out.splitlines() if ln.startswith("{")]
                 reports.append(json.loads(lines[-1]) if lines else {})
         finally:
@@ -215,13 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", type=int, default=16)
     p.add_argument("--procs", type=int, default=4)
     p.add_argument("--seconds", type=float, default=20.0)
-    p.add_argument("--setup", type=float, default=60.0, help="seconds allowed to connect")
+    p.add_argument("--setup", type=float, default=120.0, help="seconds allowed to connect")
     p.add_argument("--failovers", type=int, default=3)
     p.add_argument("--ttl", type=float, default=2.0, help="cluster_ttl of the failover runs")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
-    p.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--sync", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         print(json.dumps(asyncio.run(worker(args))), flush=True)
