@@ -20,7 +20,7 @@ from tests.support.cluster_proc import ClusterProc
 from tests.support.redis_proc import RedisProc
 from tests.support.server_proc import ROOT, _python, free_port
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180), pytest.mark.xdist_group("cluster")]
 
 
 @pytest.fixture(scope="module")
