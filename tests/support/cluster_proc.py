@@ -65,7 +65,7 @@ class ClusterProc:
         """Start one more node in the cluster."""
         node = self._node(len(self.nodes))
         self.nodes.append(node)
-        return node.start()
+        return node.start(timeout=60)
 
     def pause(self, node: ServerProc) -> None:
         """SIGSTOP: the node freezes (its sockets stay open, it beats no more)."""
