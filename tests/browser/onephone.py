@@ -47,8 +47,9 @@ def setup_game(page, names: list[str], preset: str) -> None:
     page.wait_for_selector(".onephone-play")
 
 
-def step(page) -> str:
-    """Do the one thing the screen asks for; return what it was ("end" at the end)."""
+def step(page, vote: bool = True) -> str:
+    """Do the one thing the screen asks for; return what it was ("end" at the end).
+    With vote=False a vote screen is left alone ("countdown"), for a test to do it."""
     if page.locator("#end").count():
         return "end"
     if page.locator("#pass-confirm").count():
@@ -84,6 +85,8 @@ def step(page) -> str:
             page.eval_on_selector(button, "b => b.click()")
             return what
     if page.locator("#countdown-start").count():
+        if not vote:
+            return "countdown"
         page.click("#countdown-start")
         page.wait_for_selector(".pick-grid .avatar", timeout=10000)
         page.locator(".pick-grid .avatar").first.click()  # one tap on the most voted

@@ -103,8 +103,11 @@ def test_one_tap_vote_and_card_again(pw, tmp_path, built):
             step(page)  # Carla confirms
             step(page)  # holds the card, then done
             page.wait_for_selector("#turn-done")
-            while not page.locator("#countdown-start").count():
-                step(page)
+            for _ in range(200):
+                if step(page, vote=False) == "countdown":
+                    break
+            else:
+                raise AssertionError("the vote never came")
             page.click("#countdown-start")
             page.wait_for_selector("#countdown")
             page.wait_for_selector(".pick-grid .avatar", timeout=10000)
