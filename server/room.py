@@ -41,6 +41,7 @@ from server.seats import (
 from server.store import ActionRow, GameRow, PlayerRow, Store
 from server.turn import client_ice_servers
 from server.voicelink import VoiceLink, routing
+from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +74,12 @@ class Room:
         self.game_players: list[dict[str, str]] = []
         self.last_now = 0.0
         self.policy: Any = None
-        self.whispers: dict[str, str] = {}
+        # The one owner of the whisper set; the voice's routing is derived from it.
+        self.whispers = Whispers()
         self._last_view: dict[str, str] = {}
         self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
-                               self._routing)
+                               self._routing,
+                               on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid))
         # The actor.
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -264,6 +267,10 @@ class Room:
             old.send(P.error(P.REPLACED, "this seat was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         member.conn = conn
+        if member.id in self.whispers.hushed:
+            # A new socket is a new page: nobody holds a whisper there.
+            self.whispers.release(member.id)
+            self._apply_routing()
         was_away = member.offline_since is not None
         member.offline_since = None
         now = self.now()
@@ -284,7 +291,10 @@ class Room:
         member.conn = None
         member.offline_since = self.last_activity = self.now()
         self._last_view.pop(pid, None)
-        self._stop_whisper(pid)
+        # Whispers to them end, their whisperers hushed; their own whisper too: its
+        # frames still on the way must not reach the public bus either.
+        self._send_notes(self.whispers.forget(pid, TARGET_LEFT))
+        self._apply_routing()
         self.voice.drop(pid)
         self._broadcast_room()
         self._schedule()
@@ -307,9 +317,8 @@ class Room:
             return
         self._last_view.pop(member.id, None)
         self._send_view(member)
-        for src, dst in self.whispers.items():
-            if dst == member.id:
-                conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
+        for src in self.whispers.to(member.id):
+            conn.send({"type": "whisper", "from": src, "to": member.id, "active": True})
 
     # Messages ---------------------------------------------------------------
 
@@ -416,25 +425,17 @@ class Room:
 
     def _on_whisper_start(self, member: Member, msg: P.WhisperStart) -> None:
         src, dst = member.id, msg.to
-        if dst not in self._whisper_targets(src):
+        if dst not in self._whisper_targets(src) or dst not in self.members:
             raise RoomError(403, P.WHISPER_NOT_ALLOWED, "you cannot whisper to them now")
-        if self.whispers.get(src) == dst:
-            member.conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
-            return
-        self._stop_whisper(src)
-        try:
-            self.voice.whisper_start(src, dst)
-        except ValueError:
-            raise RoomError(403, P.WHISPER_NOT_ALLOWED, "the mixer refused it") from None
-        self.whispers[src] = dst
-        note = {"type": "whisper", "from": src, "to": dst, "active": True}
-        for pid in (dst, src):
-            m = self.members.get(pid)
-            if m is not None and m.conn is not None:
-                m.conn.send(note)
+        self._whisper_change(self.whispers.start(src, dst))
 
     def _on_whisper_stop(self, member: Member, msg: P.WhisperStop) -> None:
-        self._stop_whisper(member.id)
+        self._whisper_change(self.whispers.stop(member.id))
+
+    def cmd_voice_lost(self, pid: str) -> None:
+        """`pid`'s voice connection failed or was closed from their side (socket kept)."""
+        if pid in self.members:
+            self._whisper_change(self.whispers.end_to(pid, TARGET_NO_VOICE))
 
     def _on_rtc_offer(self, member: Member, msg: P.RtcOffer) -> None:
         if not VoiceLink.available():
@@ -451,9 +452,10 @@ class Room:
     # Voice ------------------------------------------------------------------
 
     def _routing(self) -> Any:
-        """The game's audio policy as a Routing; in the lobby and at the end, all public."""
+        """The game's audio policy as a Routing (in the lobby and at the end, all public),
+        with the room's whispers in progress and its hushed whisperers."""
         policy = self.policy if self.status == PLAYING else None
-        return routing(self.members, policy)
+        return self.whispers.apply(routing(self.members, policy))
 
     def _apply_routing(self) -> None:
         self.voice.refresh()
@@ -473,13 +475,14 @@ class Room:
             return frozenset()
         return frozenset(self.policy.whisper.get(src, frozenset()))
 
-    def _stop_whisper(self, src: str) -> None:
-        dst = self.whispers.pop(src, None)
-        if dst is None:
-            return
-        self.voice.whisper_stop(src)
-        note = {"type": "whisper", "from": src, "to": dst, "active": False}
-        for pid in (dst, src):
+    def _whisper_change(self, notes: list[Note]) -> None:
+        """The whisper set changed: the voice's routing first, then the notes."""
+        if notes:
+            self._apply_routing()
+            self._send_notes(notes)
+
+    def _send_notes(self, notes: list[Note]) -> None:
+        for pid, note in notes:
             m = self.members.get(pid)
             if m is not None and m.conn is not None:
                 m.conn.send(note)
@@ -517,7 +520,8 @@ class Room:
             self._set_host(self._next_host(after=member.id, online_only=False))
         del self.members[member.id]
         self.store.set_kicked(self.code, member.id, why)
-        self._stop_whisper(member.id)
+        self._send_notes(self.whispers.forget(member.id, TARGET_LEFT))
+        self.whispers.release(member.id)
         self.voice.drop(member.id)
         self._last_view.pop(member.id, None)
         if member.conn is not None:
@@ -547,6 +551,7 @@ class Room:
         self.game_players = players
         self.status = PLAYING
         self._last_view.clear()
+        self.whispers.hushed.clear()  # a new game: everyone starts heard as the rules say
         self._broadcast_room()
         # new_game returns no events: the core says how the game starts (the first turn).
         self._after_change(game.opening_events(state))
@@ -556,10 +561,9 @@ class Room:
         if self.status == PLAYING and game.result(self.state) is not None:
             self._finish()
         self.policy = game.audio_policy(self.state) if self.state is not None else None
-        for src, dst in list(self.whispers.items()):
-            if dst not in self._whisper_targets(src):
-                self._stop_whisper(src)
+        ended = self.whispers.keep_only(lambda src, dst: dst in self._whisper_targets(src))
         self._apply_routing()
+        self._send_notes(ended)
         for name, listeners in game.cues(self.state, events):
             self._cue(name, listeners)
         self._send_views()

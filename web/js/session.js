@@ -6,7 +6,7 @@ import { initialLang, setLang, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { Voice, getMic } from "./rtc.js";
 import { micApiAvailable } from "./secure.js";
-import { state, update } from "./state.js";
+import { playerById, state, update } from "./state.js";
 import * as storage from "./storage.js";
 
 let conn = null;
@@ -68,7 +68,10 @@ export function enterRoom(code, seat) {
   if (location.pathname !== `/r/${code}`) {
     history.replaceState(null, "", `/r/${code}${location.search}`);
   }
-  update({ code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {} });
+  update({
+    code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {},
+    whisperingTo: null, whisperHeld: null,
+  });
   if (conn) conn.close();
   if (!voice) {
     voice = new Voice((msg) => send(msg), document.getElementById("remote-audio"), (v) => {
@@ -148,7 +151,15 @@ export function handleMessage(msg) {
     case "whisper": {
       // The whisperer gets the same message: only whispers *to me* make a banner.
       if (msg.to && msg.to !== state.player) {
-        if (msg.from === state.player && !msg.active) update({ whisperingTo: null });
+        if (msg.from === state.player && !msg.active) {
+          // Ended without me (the target left, lost their voice, the phase changed): the
+          // server keeps me silent for everyone until I let go, and says so.
+          update({ whisperingTo: null, whisperHeld: msg.hushed ? msg.to : null });
+          if (msg.hushed) {
+            const name = playerById(msg.to)?.name || "?";
+            update({ notice: { text: t(`whisper.ended.${msg.reason}`, { name }), at: Date.now() } });
+          }
+        }
         break;
       }
       const whispers = { ...state.whispers };
@@ -282,6 +293,6 @@ export function whisperStart(to) {
 }
 
 export function whisperStop() {
-  if (state.whisperingTo) send({ type: "whisper_stop" });
-  update({ whisperingTo: null });
+  if (state.whisperingTo || state.whisperHeld) send({ type: "whisper_stop" });
+  update({ whisperingTo: null, whisperHeld: null });
 }
