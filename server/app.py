@@ -96,6 +96,11 @@ def create_app(settings: Settings) -> FastAPI:
     joins = KeyedBuckets(settings.join_rate, settings.join_burst)
     misses = KeyedBuckets(settings.lookup_rate, settings.lookup_burst)
     creates = KeyedBuckets(settings.create_rate, settings.create_burst)
+    # WebSocket connects, per seat and per client address; sockets open per address.
+    seat_connects = KeyedBuckets(settings.ws_connect_rate, settings.ws_connect_burst)
+    address_connects = KeyedBuckets(settings.ws_address_connect_rate,
+                                    settings.ws_address_connect_burst)
+    open_sockets: dict[str, int] = {}
     started = time.time()
     # The rules' catalog (presets, powers, categories, timers) never changes while the
     # server runs: serialised once, served with an ETag.
@@ -181,7 +186,8 @@ def create_app(settings: Settings) -> FastAPI:
         if limited is not None:
             return limited
         try:
-            room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang)
+            room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang,
+                                                  address=client_ip(request))
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
         return {"code": room.code, "player": pid, "token": token}
@@ -277,23 +283,55 @@ def create_app(settings: Settings) -> FastAPI:
 
     # The WebSocket ---------------------------------------------------------------
 
+    async def refuse(ws: WebSocket, code: str, message: str, close: int,
+                     retry_after: float | None = None) -> None:
+        error = P.error(code, message)
+        if retry_after is not None:
+            error["retry_after"] = round(retry_after, 1)
+        with contextlib.suppress(Exception):
+            await ws.send_json(error)
+            await ws.close(close)
+
     @app.websocket("/ws")
     async def websocket(ws: WebSocket, token: str = ""):
+        address = client_ip(ws)
         await ws.accept()
+        if open_sockets.get(address, 0) >= settings.max_sockets_per_address:
+            await refuse(ws, P.TOO_MANY_CONNECTIONS, "too many sockets open from this address",
+                         P.CLOSE_SLOW)
+            return
+        open_sockets[address] = open_sockets.get(address, 0) + 1
+        try:
+            await _socket(ws, address, token)
+        finally:
+            open_sockets[address] -= 1
+            if not open_sockets[address]:
+                del open_sockets[address]
+
+    async def _socket(ws: WebSocket, address: str, token: str) -> None:
+        # Throttles before any work: the address first (no lookup), then the seat.
+        bucket = address_connects.bucket(address)
+        if not bucket.take():
+            await refuse(ws, P.RATE_LIMITED, "too many connections from this address; slow down",
+                         P.CLOSE_SLOW, bucket.retry_after())
+            return
         found = rooms.resolve(token)
         if isinstance(found, str):
             # Guessing tokens costs the same as guessing codes.
-            misses.take(client_ip(ws))
+            misses.take(address)
             message, close = {
                 P.BAD_TOKEN: ("unknown or expired token", P.CLOSE_BAD_TOKEN),
                 P.KICKED: ("the host removed you from this room", P.CLOSE_KICKED),
                 P.LEFT: ("you left this room", P.CLOSE_LEFT),
             }[found]
-            with contextlib.suppress(Exception):
-                await ws.send_json(P.error(found, message))
-                await ws.close(close)
+            await refuse(ws, found, message, close)
             return
         room, pid = found
+        bucket = seat_connects.bucket(f"{room.code}/{pid}")
+        if not bucket.take():
+            await refuse(ws, P.RATE_LIMITED, "this seat reconnects too often; slow down",
+                         P.CLOSE_SLOW, bucket.retry_after())
+            return
         conn = Connection(ws, settings.send_queue)
         conn.start()
         try:

@@ -64,6 +64,8 @@ class Settings:
     # Rooms.
     max_players: int = 16
     max_rooms: int = 1000
+    # Live rooms one client address may have created (so one address cannot fill max_rooms).
+    max_rooms_per_address: int = 20
     # A room nobody has connected to for this long is closed and unloaded.
     room_idle_ttl: float = 6 * 3600.0
     # How long an offline host keeps the role before the next online seat gets it.
@@ -76,6 +78,15 @@ class Settings:
     # Consecutive rejected messages before the socket is closed.
     ws_abuse_close: int = 200
     send_queue: int = 512
+    # Sockets open at once from one client address (a party behind one NAT shares it).
+    max_sockets_per_address: int = 64
+    # WebSocket connects (token buckets): per seat, and per client address.
+    ws_connect_rate: float = 0.5
+    ws_connect_burst: float = 10.0
+    ws_address_connect_rate: float = 5.0
+    ws_address_connect_burst: float = 60.0
+    # Room roster changes closer together than this go out as one `room` message.
+    room_broadcast_window: float = 0.2
 
     # HTTP throttles, per client IP (token buckets).
     join_rate: float = 1.0

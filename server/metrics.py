@@ -84,6 +84,8 @@ def render_metrics(stats: dict[str, Any]) -> str:
     metric("sussurro_players", "players seated in loaded rooms", "gauge", stats["players"])
     metric("sussurro_players_online", "players with a socket open", "gauge",
            stats["players_online"])
+    metric("sussurro_db_changes_total", "rows written to the database since start",
+           "counter", stats.get("db_changes", 0))
     metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
            "gauge",
            len(stats["voices"]))

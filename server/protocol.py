@@ -31,6 +31,7 @@ REPLACED = "replaced"
 KICKED = "kicked"
 LEFT = "left"
 VOICE_UNAVAILABLE = "voice_unavailable"
+TOO_MANY_CONNECTIONS = "too_many_connections"
 INTERNAL = "internal"
 
 # WebSocket close codes (4000-4999 are the application's).

@@ -77,7 +77,7 @@ class Room:
         # The one owner of the whisper set; the voice's routing is derived from it.
         self.whispers = Whispers()
         self._last_view: dict[str, str] = {}
-        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
+        self.voice = VoiceLink(code, settings.ice_servers, self._send_mouths, self._mouths_allowed,
                                self._routing,
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid))
         # The actor.
@@ -86,6 +86,10 @@ class Room:
         self._timer: asyncio.Task[None] | None = None
         self._timer_at: float | None = None
         self._retry_tick_at = 0.0
+        # Roster broadcasts are coalesced (see _broadcast_room).
+        self._room_dirty = False
+        self._room_flushed_at = float("-inf")
+        self._room_flush: asyncio.TimerHandle | None = None
 
     # The actor --------------------------------------------------------------
 
@@ -125,6 +129,7 @@ class Room:
             else:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
+            self._end_of_turn()
 
     async def stop(self, close_code: int = 1012) -> None:
         """Stop timers, voice and connections, then the actor itself.
@@ -134,6 +139,8 @@ class Room:
         """
         if self._timer:
             self._timer.cancel()
+        if self._room_flush is not None:
+            self._room_flush.cancel()
         if self._task and not self._task.done():
             fut = asyncio.get_running_loop().create_future()
             self._queue.put_nowait((None, (), fut))
@@ -275,9 +282,13 @@ class Room:
         member.offline_since = None
         now = self.now()
         self.last_activity = now
-        self.store.touch(self.code, now)
+        if not any(m.online for m in self.members.values() if m is not member):
+            # Presence is written when it changes (the room's first socket), not at
+            # every connect: a reconnect flood must not become a write flood.
+            self.store.touch(self.code, now)
         self._send_welcome(member)
-        self._broadcast_room()  # everyone sees the seat come online; this socket gets it too
+        conn.send_room(self._room_text())  # this socket at once, before its view
+        self._broadcast_room()  # everyone else sees the seat come online
         self._send_picture(member)
         if was_away:
             self._schedule()  # an away host's hand-over may be due now that someone is here
@@ -346,7 +357,7 @@ class Room:
 
     def _on_hello(self, member: Member, msg: P.Hello) -> None:
         # No second welcome: a client starts its voice on welcome, once per socket.
-        member.conn.send(self._room_message())
+        member.conn.send_room(self._room_text(), again=True)
         self._send_picture(member)
 
     def _on_ping(self, member: Member, msg: P.Ping) -> None:
@@ -465,10 +476,11 @@ class Room:
             return self.policy.mouths
         return self.members.keys()
 
-    def _send_all(self, text: str) -> None:
+    def _send_mouths(self, text: str) -> None:
+        # The newest levels replace ones a slow reader has not taken yet.
         for m in self.members.values():
             if m.conn is not None:
-                m.conn.send_text(text)
+                m.conn.send_latest("mouths", text)
 
     def _whisper_targets(self, src: str) -> frozenset[str]:
         if self.status != PLAYING or self.policy is None:
@@ -586,6 +598,8 @@ class Room:
                 m.conn.send({"type": "cue", "name": name})
 
     def _send_views(self) -> None:
+        # A game change may change the room too (phase, scores): the room goes first.
+        self._flush_room()
         for m in self.members.values():
             self._send_view(m)
 
@@ -623,9 +637,41 @@ class Room:
             "evening": evening,
         }
 
+    def _room_text(self) -> str:
+        return json.dumps(self._room_message(), separators=(",", ":"), ensure_ascii=False)
+
     def _broadcast_room(self) -> None:
-        self._send_all(json.dumps(self._room_message(), separators=(",", ":"),
-                                  ensure_ascii=False))
+        """The roster, host, settings or phase changed: everyone gets one `room` message.
+
+        Coalesced: sent at the end of the actor's turn, and no more often than
+        `room_broadcast_window`, so a burst of changes (a reconnect flood) is one
+        message. Each socket is sent only a `room` that differs from its last one.
+        """
+        self._room_dirty = True
+
+    def _end_of_turn(self) -> None:
+        """After each command: send the pending `room` now or when the window allows."""
+        if not self._room_dirty or self._room_flush is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._room_flushed_at + self.settings.room_broadcast_window - loop.time()
+        if wait <= 0:
+            self._flush_room()
+        else:
+            self._room_flush = loop.call_later(wait, self.post, self._flush_room)
+
+    def _flush_room(self) -> None:
+        if self._room_flush is not None:
+            self._room_flush.cancel()
+            self._room_flush = None
+        if not self._room_dirty:
+            return
+        self._room_dirty = False
+        self._room_flushed_at = asyncio.get_running_loop().time()
+        text = self._room_text()
+        for m in self.members.values():
+            if m.conn is not None:
+                m.conn.send_room(text)
 
     # Restore ----------------------------------------------------------------
 
