@@ -31,7 +31,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import game
 from game import catalog
@@ -41,6 +41,7 @@ from server.config import Settings
 from server.connection import Connection
 from server.forwarded import TrustedProxies
 from server.https import https_enabled
+from server.httpguard import BodyLimit, SecurityHeaders
 from server.metrics import render_metrics
 from server.offline import mount_offline
 from server.rooms import RoomError, Rooms
@@ -88,6 +89,33 @@ def _loopback_host(request: Request) -> bool:
         return False
 
 
+def _validation_message(exc: ValidationError | RequestValidationError, skip: int) -> str:
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "body"
+    return f"{where}: {first.get('msg', 'invalid request')}"
+
+
+async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+    """The request's JSON body as `model`, or the 422 `bad_request` to answer.
+
+    Called by an endpoint after its throttle, so a refused request is never
+    read; the body's size is already bounded by `BodyLimit`.
+    """
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _error(422, "bad_request", "body: not UTF-8 JSON")
+    if P.too_deep(text):
+        return _error(422, "bad_request", f"body: nested deeper than {P.MAX_DEPTH} levels")
+    try:
+        return model.model_validate(P.loads(text))
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, ValidationError):
+            return _error(422, "bad_request", _validation_message(exc, 0))
+        return _error(422, "bad_request", "body: not valid JSON")
+
+
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
     proxies = TrustedProxies.parse(settings.trusted_proxies)  # a bad value stops start-up
@@ -128,15 +156,21 @@ def create_app(settings: Settings) -> FastAPI:
             await rooms.close()
             store.close()
 
-    app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # The API is documented in docs/protocol.md; its machine-readable schema and the
+    # interactive page are served only when asked for (they list every endpoint).
+    docs = "/docs" if settings.api_docs else None
+    app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=docs, redoc_url=None,
+                  openapi_url="/openapi.json" if settings.api_docs else None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
+    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    # Outermost, so that refusals (413, 429) carry the headers too. The docs page (when
+    # on) loads its own scripts: it keeps the other headers but not the policy.
+    app.add_middleware(SecurityHeaders, exempt=[docs, "/docs/oauth2-redirect"] if docs else [])
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
         # The same {code, message} shape as every other refusal.
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
+        return _error(422, "bad_request", _validation_message(exc, 1))
 
     def client_ip(request: Request | WebSocket) -> str:
         """The address every per-client throttle and cap is keyed by: the peer's own,
@@ -181,10 +215,13 @@ def create_app(settings: Settings) -> FastAPI:
     # HTTP API -----------------------------------------------------------------
 
     @app.post("/api/rooms")
-    async def create_room(body: CreateRoom, request: Request):
+    async def create_room(request: Request):
         limited = throttled(creates, client_ip(request), "rooms created")
         if limited is not None:
-            return limited
+            return limited  # before the body is read
+        body = await read_body(request, CreateRoom)
+        if isinstance(body, Response):
+            return body
         try:
             room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang,
                                                   address=client_ip(request))
@@ -200,13 +237,16 @@ def create_app(settings: Settings) -> FastAPI:
         return room.public_info()
 
     @app.post("/api/rooms/{code}/join")
-    async def join_room(code: str, body: JoinRoom, request: Request):
+    async def join_room(code: str, request: Request):
         limited = throttled(joins, client_ip(request), "joins")
         if limited is not None:
-            return limited
+            return limited  # before the body is read
         room = find_room(request, code)
         if isinstance(room, Response):
             return room
+        body = await read_body(request, JoinRoom)
+        if isinstance(body, Response):
+            return body
         try:
             pid, token = await room.call(room.cmd_add_member, body.name, body.color)
         except RoomError as exc:

@@ -88,6 +88,11 @@ class Settings:
     # Room roster changes closer together than this go out as one `room` message.
     room_broadcast_window: float = 0.2
 
+    # Largest HTTP request body accepted (413 beyond, before reading it).
+    max_body: int = 16 * 1024
+    # Serve /openapi.json and the /docs page (off: the API is documented in docs/).
+    api_docs: bool = False
+
     # HTTP throttles, per client IP (token buckets).
     join_rate: float = 1.0
     join_burst: float = 10.0

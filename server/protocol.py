@@ -15,6 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 MAX_FRAME = 16 * 1024
+# No message needs more than a few levels ({"options": {"timers": {...}}}); deeper
+# nesting is refused before anything recurses into it.
+MAX_DEPTH = 16
 
 # Stable error codes of the server itself (the game's GameError codes pass through).
 TOO_LARGE = "too_large"
@@ -194,6 +197,41 @@ CLIENT_TYPES = frozenset(
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """True if the JSON `text` nests arrays/objects more than `limit` levels (strings
+    are skipped, so brackets inside them do not count). Linear, no recursion."""
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("number out of range")
+    return value
+
+
+def loads(text: str) -> Any:
+    """Strict JSON: NaN, Infinity and numbers that overflow to infinity are refused
+    (ValueError), as the JSON standard does; Python's json accepts them."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+
+
 def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
     """Validate one WebSocket frame into a client message model.
 
@@ -208,8 +246,10 @@ def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
             frame = frame.decode("utf-8")
         except UnicodeDecodeError:
             raise ProtocolError(BAD_JSON, "frames are UTF-8 JSON text") from None
+    if too_deep(frame):
+        raise ProtocolError(BAD_MESSAGE, f"nested deeper than {MAX_DEPTH} levels")
     try:
-        data = json.loads(frame)
+        data = loads(frame)
     except (ValueError, RecursionError):
         raise ProtocolError(BAD_JSON, "not valid JSON") from None
     if not isinstance(data, dict):
