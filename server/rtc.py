@@ -64,9 +64,10 @@ NTP_EPOCH_OFFSET = 2_208_988_800  # seconds from 1900 (NTP) to 1970 (Unix)
 SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
-_LINE = re.compile(r"^[vosiuepcbtrzkam]=[\x20-\x7e]*$")
-_MLINE = re.compile(r"^m=(\w+) \d+ [A-Za-z/]+( \w+)+$")
-_RTPMAP = re.compile(r"^a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?$")
+# Used with fullmatch only (with match, "$" also accepts a trailing newline).
+_LINE = re.compile(r"[vosiuepcbtrzkam]=[\x20-\x7e]*")
+_MLINE = re.compile(r"m=(\w+) \d+ [A-Za-z/]+( \w+)+")
+_RTPMAP = re.compile(r"a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?")
 
 
 class VoiceError(Exception):
@@ -96,14 +97,14 @@ def validate_offer(sdp: str) -> None:
     candidates = 0
     has_ufrag = has_pwd = has_fp = False
     for ln in lines:
-        if len(ln) > MAX_LINE or not _LINE.match(ln):
+        if len(ln) > MAX_LINE or not _LINE.fullmatch(ln):
             raise VoiceError("bad_sdp", "malformed line")
         if ln.startswith("m="):
-            if not _MLINE.match(ln):
+            if not _MLINE.fullmatch(ln):
                 raise VoiceError("bad_sdp", "malformed m-line")
             mlines.append(ln)
         elif ln.startswith("a=rtpmap:"):
-            m = _RTPMAP.match(ln)
+            m = _RTPMAP.fullmatch(ln)
             if not m:
                 raise VoiceError("bad_sdp", "malformed rtpmap")
             if m.group(2).lower() == "opus" and m.group(3) == "48000" and len(mlines) == 1:
@@ -145,7 +146,7 @@ def ask_for_dtx(answer: str) -> str:
     has_fmtp = {ln.split()[0].split(":")[1] for ln in lines if ln.startswith("a=fmtp:")}
     for ln in lines:
         out.append(ln)
-        m = _RTPMAP.match(ln)
+        m = _RTPMAP.fullmatch(ln)
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
     return "\r\n".join(out)

@@ -74,7 +74,7 @@ def name_key(name: str) -> str:
 def pick_color(wanted: str | None, used: set[str], seat: int) -> str:
     """The colour asked for (#rrggbb), else the first palette colour nobody uses."""
     if wanted is not None:
-        if not COLOR_RE.fullmatch(wanted):
+        if not isinstance(wanted, str) or not COLOR_RE.fullmatch(wanted):
             raise RoomError(422, "bad_color", "a colour is #rrggbb")
         return wanted.lower()
     for c in PALETTE:
