@@ -29,6 +29,8 @@ NOT_HOST = "not_host"
 WRONG_PHASE = "wrong_phase"
 WHISPER_NOT_ALLOWED = "whisper_not_allowed"
 UNKNOWN_PLAYER = "unknown_player"
+NAME_BANNED = "name_banned"
+NOT_BANNED = "not_banned"
 BAD_TOKEN = "bad_token"
 REPLACED = "replaced"
 KICKED = "kicked"
@@ -133,6 +135,14 @@ class Kick(_Model):
     player: PlayerId
 
 
+class Unban(_Model):
+    """The host lets a kicked name back in (docs/protocol.md, "Kicks")."""
+
+    type: Literal["unban"]
+    ref: Ref = None
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+
+
 class PassHost(_Model):
     type: Literal["pass_host"]
     ref: Ref = None
@@ -186,13 +196,13 @@ class Leave(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | SettingsMsg | Start | Kick | PassHost | Rematch | ActionMsg | WhisperStart
+    Hello | SettingsMsg | Start | Kick | Unban | PassHost | Rematch | ActionMsg | WhisperStart
     | WhisperStop | RtcOffer | RtcIce | Ping | Leave,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = frozenset(
-    {"hello", "settings", "start", "kick", "pass_host", "rematch", "action", "whisper_start",
-     "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
+    {"hello", "settings", "start", "kick", "unban", "pass_host", "rematch", "action",
+     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
 )
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 

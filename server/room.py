@@ -67,6 +67,8 @@ class Room:
         self.last_activity = self.created
         self.next_seat = 0
         self.results: list[dict[str, Any]] = []  # the evening: finished games' results
+        # Names the host kicked (as shown), kept out for the room's life unless let back in.
+        self.banned: list[str] = []
         # The current (or last) game.
         self.game_n = 0
         self.state: Any = None
@@ -229,6 +231,8 @@ class Room:
         if len(self.members) >= self.settings.max_players:
             raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
         name = clean_name(name)
+        if self._banned(name) is not None:
+            raise RoomError(403, P.NAME_BANNED, "the host removed a player of that name")
         if any(name_key(m.name) == name_key(name) for m in self.members.values()):
             raise RoomError(409, "name_taken", "someone in the room already has that name")
         color = pick_color(color, {m.color for m in self.members.values()}, self.next_seat)
@@ -406,7 +410,26 @@ class Room:
         target = self.members.get(msg.player)
         if target is None or target.id == member.id:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
+        # The token stays out, and so does the name (its folded form) for the room's life:
+        # a kicked player cannot take a new seat under it unless the host lets them back.
+        if self._banned(target.name) is None:
+            self.banned.append(target.name)
+            self.store.add_ban(self.code, target.name, self.now())
         self._remove(target, KICKED)
+
+    def _on_unban(self, member: Member, msg: P.Unban) -> None:
+        self._require_host(member)
+        name = self._banned(msg.name)
+        if name is None:
+            raise RoomError(404, P.NOT_BANNED, "nobody of that name was removed")
+        self.banned.remove(name)
+        self.store.remove_ban(self.code, name)
+        self._broadcast_room()
+
+    def _banned(self, name: str) -> str | None:
+        """The banned name `name` folds to, if any."""
+        key = name_key(name)
+        return next((b for b in self.banned if name_key(b) == key), None)
 
     def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
         self._require_host(member)
@@ -635,6 +658,7 @@ class Room:
             "game": self.game_n,
             "max_players": self.settings.max_players,
             "evening": evening,
+            "banned": list(self.banned),
         }
 
     def _room_text(self) -> str:
@@ -685,6 +709,7 @@ class Room:
         self.options = row.settings.get("options") or game.default_options(self.preset)
         self.host = row.host
         self.results = self.store.results(self.code)
+        self.banned = self.store.bans(self.code)
         now = self.clock()
         for p in self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)
