@@ -137,10 +137,12 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        if settings.rtc_addresses:
-            from server.rtc import restrict_host_addresses
+        if voice_module() is not None:
+            from server.rtc import guard_remote_candidates, restrict_host_addresses
 
-            restrict_host_addresses(settings.rtc_addresses.split(","))
+            guard_remote_candidates(settings.rtc_allow_local_candidates)
+            if settings.rtc_addresses:
+                restrict_host_addresses(settings.rtc_addresses.split(","))
         n = await rooms.restore()
         log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off

@@ -33,6 +33,12 @@ class Settings:
     # interface but 127.0.0.1 (aioice's default), what phones on a LAN need. The
     # tests set "127.0.0.1" so that all their WebRTC traffic stays on loopback.
     rtc_addresses: str = ""
+    # What a client can make the server send ICE checks to (docs/protocol.md, "Voice"):
+    # remote candidates per offer, offers per seat per minute, and whether candidates on
+    # loopback, link-local or the server's own addresses are used (tests: on loopback).
+    rtc_max_candidates: int = 20
+    rtc_offers_per_minute: int = 12
+    rtc_allow_local_candidates: bool = False
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
     # What the one-phone page needs offline (Pyodide, the core archive), built by

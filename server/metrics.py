@@ -86,6 +86,9 @@ def render_metrics(stats: dict[str, Any]) -> str:
            stats["players_online"])
     metric("sussurro_db_changes_total", "rows written to the database since start",
            "counter", stats.get("db_changes", 0))
+    metric("sussurro_ice_candidates_refused_total", "remote ICE candidates ignored: loopback,"
+           " link-local, the server's own or unroutable addresses", "counter",
+           stats.get("ice_refused", 0))
     metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
            "gauge",
            len(stats["voices"]))

@@ -39,6 +39,7 @@ from server.seats import (
     pick_color,
 )
 from server.store import ActionRow, GameRow, PlayerRow, Store
+from server.throttle import TokenBucket
 from server.turn import client_ice_servers
 from server.voicelink import VoiceLink, routing
 from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
@@ -81,7 +82,10 @@ class Room:
         self._last_view: dict[str, str] = {}
         self.voice = VoiceLink(code, settings.ice_servers, self._send_mouths, self._mouths_allowed,
                                self._routing,
-                               on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid))
+                               on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
+                               max_candidates=settings.rtc_max_candidates)
+        # Voice offers per seat (each makes the server gather and send ICE checks).
+        self._offers: dict[str, TokenBucket] = {}
         # The actor.
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -474,6 +478,10 @@ class Room:
     def _on_rtc_offer(self, member: Member, msg: P.RtcOffer) -> None:
         if not VoiceLink.available():
             raise RoomError(503, P.VOICE_UNAVAILABLE, "voice is not available on this server")
+        per_minute = self.settings.rtc_offers_per_minute
+        bucket = self._offers.setdefault(member.id, TokenBucket(per_minute / 60, per_minute))
+        if not bucket.take():
+            raise RoomError(429, P.RATE_LIMITED, "too many voice offers; wait a little")
         conn = member.conn
         self.voice.offer(member.id, conn, msg.sdp, msg.ref,
                          lambda: self.members.get(member.id) is member and member.conn is conn)

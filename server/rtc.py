@@ -16,6 +16,16 @@ between the network and it:
 Hostile input stops here: an offer is checked line by line before aiortc
 parses it, and anything aiortc raises while negotiating becomes a
 `VoiceError`, so a bad offer never reaches the room's loop.
+
+ICE lets a client name the addresses the server sends connectivity checks
+(STUN) to. That is bounded (docs/protocol.md, "Voice"): at most
+`max_candidates` candidates per offer, and, unless the server allows them
+(`guard_remote_candidates(allow_local=True)`; the tests do, their peers are
+on loopback), no checks to loopback or link-local addresses, and never to
+unspecified, multicast or reserved ones: a candidate naming one is ignored,
+whether written in the offer or resolved from an mDNS name. (The server's
+other own addresses stay allowed: a browser on the server's machine offers
+them, and the server answers from them anyway.)
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import logging
 import re
 import struct
@@ -54,7 +65,7 @@ log = logging.getLogger(__name__)
 MAX_SDP_BYTES = 20_000
 MAX_SDP_LINES = 400
 MAX_LINE = 2048
-MAX_CANDIDATES = 40
+MAX_CANDIDATES = 20  # remote candidates in one offer (a browser's complete offer has a few)
 NEGOTIATION_TIMEOUT = 10.0
 # Frames aiortc's audio jitter buffer holds back before decoding. Its default
 # (4) adds 80 ms; 0 hands packets straight to the decoder, since the mixer's
@@ -78,10 +89,11 @@ class VoiceError(Exception):
         self.code = code
 
 
-def validate_offer(sdp: str) -> None:
-    """Refuse an offer aiortc should never see: too large, malformed, not one Opus audio line.
+def validate_offer(sdp: str, max_candidates: int = MAX_CANDIDATES) -> None:
+    """Refuse an offer aiortc should never see: too large, malformed, not one Opus audio
+    line, more than `max_candidates` ICE candidates.
 
-    Raises VoiceError("sdp_too_large" | "bad_sdp" | "no_audio").
+    Raises VoiceError("sdp_too_large" | "bad_sdp" | "no_audio" | "too_many_candidates").
     """
     if not isinstance(sdp, str):
         raise VoiceError("bad_sdp", "sdp must be a string")
@@ -123,8 +135,8 @@ def validate_offer(sdp: str) -> None:
     offered = set(audio[0].split()[3:])
     if not opus_pts & offered:
         raise VoiceError("no_audio", "opus/48000 must be offered")
-    if candidates > MAX_CANDIDATES:
-        raise VoiceError("bad_sdp", "too many candidates")
+    if candidates > max_candidates:
+        raise VoiceError("too_many_candidates", f"more than {max_candidates} ICE candidates")
     if not (has_ufrag and has_pwd and has_fp):
         raise VoiceError("bad_sdp", "ICE credentials and DTLS fingerprint are required")
     try:
@@ -150,6 +162,49 @@ def ask_for_dtx(answer: str) -> str:
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
     return "\r\n".join(out)
+
+
+def candidate_allowed(host: str, allow_local: bool) -> bool:
+    """May the server send connectivity checks to remote address `host` (an IP)?
+
+    Never to unspecified, multicast or reserved addresses; to loopback and
+    link-local addresses only with `allow_local`. Anything that is not an IP
+    address is refused (aioice resolves mDNS names before asking).
+    """
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback or ip.is_link_local:
+        return allow_local
+    return not (ip.is_unspecified or ip.is_multicast or ip.is_reserved)
+
+
+def guard_remote_candidates(allow_local: bool) -> None:
+    """Make every ICE connection of this process ignore remote candidates that
+    `candidate_allowed` refuses (and count them in `refused_candidates`).
+
+    aioice checks each remote candidate, literal or resolved from an mDNS name,
+    with its module-level `validate_remote_candidate` before pairing it: that is
+    the one place every address passes, so it is wrapped once, at start-up.
+    """
+    original = getattr(aioice.ice.validate_remote_candidate, "__wrapped__",
+                       aioice.ice.validate_remote_candidate)
+
+    def validate(candidate, host: str) -> str:
+        address = original(candidate, host)
+        if not candidate_allowed(address, allow_local):
+            refused_candidates[0] += 1
+            raise ValueError(f"address {address} not allowed by the server")
+        return address
+
+    validate.__wrapped__ = original  # type: ignore[attr-defined]
+    aioice.ice.validate_remote_candidate = validate
+
+
+refused_candidates = [0]  # remote candidates ignored by the guard, in this process
 
 
 def restrict_host_addresses(addresses: Sequence[str]) -> None:
@@ -420,6 +475,7 @@ async def open_peer(
     offer_sdp: str,
     *,
     ice_servers: list[dict] | None,
+    max_candidates: int = MAX_CANDIDATES,
     on_pcm: Callable[[str, np.ndarray], None],
     on_closed: Callable[[str, Peer], None] | None = None,
 ) -> tuple[Peer, str]:
@@ -428,7 +484,7 @@ async def open_peer(
     The offer is validated first; every failure closes the half-built
     connection and raises VoiceError, so nothing leaks into the room.
     """
-    validate_offer(offer_sdp)
+    validate_offer(offer_sdp, max_candidates)
     pc = RTCPeerConnection(rtc_configuration(ice_servers))
     track = MixTrack()
     peer = Peer(pid=pid, pc=pc, track=track)

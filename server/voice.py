@@ -105,6 +105,7 @@ class RoomVoice:
         opus: OpusSettings | None = None,
         cues: CueBank | None = None,
         dtx: bool = True,
+        max_candidates: int | None = None,
     ) -> None:
         """`dtx`: stop sending a listener packets while their mix stays silent
         (one every 400 ms), as a browser's Opus DTX does on its uplink.
@@ -114,6 +115,7 @@ class RoomVoice:
         self._ice_servers = list(ice_servers or [])
         self._on_mouths = on_mouths
         self._on_peer_lost = on_peer_lost
+        self._max_candidates = max_candidates
         self._opus = opus or OpusSettings()
         self._dtx = dtx
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
@@ -191,9 +193,11 @@ class RoomVoice:
         lock = self._locks.setdefault(pid, asyncio.Lock())
         async with lock:
             try:
+                limits = {} if self._max_candidates is None else {
+                    "max_candidates": self._max_candidates}
                 peer, answer = await open_peer(
                     pid, sdp, ice_servers=self._ice_servers, on_pcm=self._on_pcm,
-                    on_closed=self._on_peer_closed,
+                    on_closed=self._on_peer_closed, **limits,
                 )
             except VoiceError:
                 self._refused += 1

@@ -48,7 +48,8 @@ class VoiceLink:
                  send_all: Callable[[str], None],
                  mouths_allowed: Callable[[], Collection[str]],
                  routing_now: Callable[[], Any],
-                 on_peer_lost: Callable[[str], None] | None = None) -> None:
+                 on_peer_lost: Callable[[str], None] | None = None,
+                 max_candidates: int | None = None) -> None:
         """`routing_now()` is the room's current audio.Routing (whispers in progress
         included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
         connection dropped by itself."""
@@ -59,6 +60,7 @@ class VoiceLink:
         self._mouths_allowed = mouths_allowed
         self._routing_now = routing_now
         self._on_peer_lost = on_peer_lost
+        self._max_candidates = max_candidates
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False
@@ -84,7 +86,8 @@ class VoiceLink:
             if self.voice is None:
                 voice = voice_module().RoomVoice(
                     self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
-                    on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31))
+                    on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31),
+                    max_candidates=self._max_candidates)
                 await voice.start()
                 self.voice = voice
                 self.refresh()
@@ -95,7 +98,10 @@ class VoiceLink:
         mod = voice_module()
         try:
             # Checked before anything is built: a refused offer starts no voice loop.
-            mod.validate_offer(sdp)
+            if self._max_candidates is None:
+                mod.validate_offer(sdp)
+            else:
+                mod.validate_offer(sdp, self._max_candidates)
             voice = await self._ensure()
             answer = await voice.offer(pid, sdp)
         except Exception as exc:

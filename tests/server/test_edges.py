@@ -192,3 +192,19 @@ def test_the_socket_frame_parser_refuses_depth_and_non_finite_numbers_for_every_
         parse('{"type": "ping", "t": NaN}')
     assert err.value.code == "bad_json"
 
+
+
+def test_which_ice_candidate_addresses_the_server_may_check():
+    from server.rtc import candidate_allowed
+
+    local = ["127.0.0.1", "127.9.9.9", "::1", "::ffff:127.0.0.1", "169.254.169.254",
+             "fe80::1%eth0"]
+    never = ["0.0.0.0", "::", "224.0.0.251", "ff02::fb", "255.255.255.255", "240.0.0.1",
+             "printer.local", "example.org", ""]
+    routable = ["192.168.1.20", "10.1.2.3", "172.16.0.9", "203.0.113.7", "2001:db8::5"]
+    for host in local:
+        assert not candidate_allowed(host, False) and candidate_allowed(host, True), host
+    for host in never:
+        assert not candidate_allowed(host, False) and not candidate_allowed(host, True), host
+    for host in routable:
+        assert candidate_allowed(host, False), host
