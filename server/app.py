@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import io
 import ipaddress
@@ -255,16 +256,21 @@ def create_app(settings: Settings) -> FastAPI:
             return _error(exc.status, exc.code, exc.message)
         return {"player": pid, "token": token, "code": room.code}
 
+    @functools.lru_cache(maxsize=256)
+    def qr_svg(link: str, code: str) -> bytes:
+        # Drawing a QR code costs milliseconds: once per link, not once per request.
+        out = io.BytesIO()
+        segno.make(link, error="m").save(out, kind="svg", scale=8, border=2, dark="#111",
+                                         light="#fff", title=f"Sussurro {code}")
+        return out.getvalue()
+
     @app.get("/api/rooms/{code}/qr.svg")
     async def room_qr(code: str, request: Request):
         room = find_room(request, code)
         if isinstance(room, Response):
             return room
-        qr = segno.make(f"{base_url(request)}/r/{room.code}", error="m")
-        out = io.BytesIO()
-        qr.save(out, kind="svg", scale=8, border=2, dark="#111", light="#fff",
-                title=f"Sussurro {room.code}")
-        return Response(out.getvalue(), media_type="image/svg+xml",
+        return Response(qr_svg(f"{base_url(request)}/r/{room.code}", room.code),
+                        media_type="image/svg+xml",
                         headers={"Cache-Control": "public, max-age=3600"})
 
     @app.get("/api/catalog")

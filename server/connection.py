@@ -4,7 +4,7 @@ The room actor never awaits a socket: `send` only enqueues, a writer task per
 connection drains the queue. A client too slow to keep up (its queue full) is
 disconnected rather than allowed to hold the room or grow memory.
 
-Messages that only say "the state now" (the roster, the mouths) take one slot
+Messages that only say "the state now" (the roster, a player's view, the mouths) take one slot
 each in the queue (`send_latest`): a newer one replaces the one still
 waiting, so a reader that lags while the room changes fast (a reconnect
 flood, a room of talkers) receives the latest state once instead of every

@@ -644,8 +644,9 @@ class Room:
         if self._last_view.get(member.id) == text:
             return
         self._last_view[member.id] = text
-        member.conn.send_text(
-            f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
+        # A view is the player's whole picture: a newer one replaces one still queued.
+        member.conn.send_latest(
+            "view", f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
 
     def _room_message(self) -> dict[str, Any]:
         evening = game.evening(self.results)
