@@ -41,8 +41,8 @@ from server.codes import normalise_code
 from server.config import Settings
 from server.connection import Connection
 from server.forwarded import TrustedProxies
-from server.https import https_enabled
 from server.httpguard import BodyLimit, SecurityHeaders
+from server.https import https_enabled
 from server.metrics import render_metrics
 from server.offline import mount_offline
 from server.rooms import RoomError, Rooms
