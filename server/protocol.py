@@ -225,6 +225,10 @@ def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+class OutOfRange(ValueError):
+    """Valid JSON, but a number no float can hold (it would become infinity)."""
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -232,13 +236,13 @@ def _no_constant(name: str) -> Any:
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError("number out of range")
+        raise OutOfRange(f"number {text[:20]} out of range")
     return value
 
 
 def loads(text: str) -> Any:
-    """Strict JSON: NaN, Infinity and numbers that overflow to infinity are refused
-    (ValueError), as the JSON standard does; Python's json accepts them."""
+    """Strict JSON: NaN and Infinity, which JSON does not have, raise ValueError; a
+    number that overflows to infinity raises OutOfRange (Python's json takes all three)."""
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
@@ -260,6 +264,8 @@ def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
         raise ProtocolError(BAD_MESSAGE, f"nested deeper than {MAX_DEPTH} levels")
     try:
         data = loads(frame)
+    except OutOfRange as exc:
+        raise ProtocolError(BAD_MESSAGE, str(exc)) from None
     except (ValueError, RecursionError):
         raise ProtocolError(BAD_JSON, "not valid JSON") from None
     if not isinstance(data, dict):
