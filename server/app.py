@@ -138,12 +138,16 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        if voice_module() is not None:
-            from server.rtc import guard_remote_candidates, restrict_host_addresses
-
+        try:  # before serving: no offer may come before the guard is in place
+            from server.iceguard import guard_remote_candidates
+        except ImportError:  # no voice layer installed
+            pass
+        else:
             guard_remote_candidates(settings.rtc_allow_local_candidates)
-            if settings.rtc_addresses:
-                restrict_host_addresses(settings.rtc_addresses.split(","))
+        if settings.rtc_addresses:
+            from server.rtc import restrict_host_addresses
+
+            restrict_host_addresses(settings.rtc_addresses.split(","))
         n = await rooms.restore()
         log.info("sussurro: %d live room(s) restored from %s", n, settings.db)
         # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off

@@ -158,8 +158,8 @@ class Rooms:
         online = sum(1 for r in self.rooms.values() for m in r.members.values() if m.online)
         playing = sum(1 for r in self.rooms.values() if r.status == PLAYING)
         voices = [v for v in (r.voice.stats() for r in self.rooms.values()) if v is not None]
-        rtc = sys.modules.get("server.rtc")  # loaded with the voice layer, if at all
+        guard = sys.modules.get("server.iceguard")  # loaded with the voice layer, if at all
         return {"rooms": len(self.rooms), "rooms_playing": playing, "players": players,
                 "players_online": online, "voices": voices,
                 "db_changes": self.store.db.total_changes,
-                "ice_refused": rtc.refused_candidates[0] if rtc is not None else 0}
+                "ice_refused": guard.refused_candidates[0] if guard is not None else 0}

@@ -19,13 +19,8 @@ parses it, and anything aiortc raises while negotiating becomes a
 
 ICE lets a client name the addresses the server sends connectivity checks
 (STUN) to. That is bounded (docs/protocol.md, "Voice"): at most
-`max_candidates` candidates per offer, and, unless the server allows them
-(`guard_remote_candidates(allow_local=True)`; the tests do, their peers are
-on loopback), no checks to loopback or link-local addresses, and never to
-unspecified, multicast or reserved ones: a candidate naming one is ignored,
-whether written in the offer or resolved from an mDNS name. (The server's
-other own addresses stay allowed: a browser on the server's machine offers
-them, and the server answers from them anyway.)
+`max_candidates` candidates per offer here, and the addresses themselves in
+server/iceguard.py (loopback and link-local ones only when allowed).
 """
 
 from __future__ import annotations
@@ -33,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import ipaddress
 import logging
 import re
 import struct
@@ -162,49 +156,6 @@ def ask_for_dtx(answer: str) -> str:
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
     return "\r\n".join(out)
-
-
-def candidate_allowed(host: str, allow_local: bool) -> bool:
-    """May the server send connectivity checks to remote address `host` (an IP)?
-
-    Never to unspecified, multicast or reserved addresses; to loopback and
-    link-local addresses only with `allow_local`. Anything that is not an IP
-    address is refused (aioice resolves mDNS names before asking).
-    """
-    try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return False
-    if ip.version == 6 and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_loopback or ip.is_link_local:
-        return allow_local
-    return not (ip.is_unspecified or ip.is_multicast or ip.is_reserved)
-
-
-def guard_remote_candidates(allow_local: bool) -> None:
-    """Make every ICE connection of this process ignore remote candidates that
-    `candidate_allowed` refuses (and count them in `refused_candidates`).
-
-    aioice checks each remote candidate, literal or resolved from an mDNS name,
-    with its module-level `validate_remote_candidate` before pairing it: that is
-    the one place every address passes, so it is wrapped once, at start-up.
-    """
-    original = getattr(aioice.ice.validate_remote_candidate, "__wrapped__",
-                       aioice.ice.validate_remote_candidate)
-
-    def validate(candidate, host: str) -> str:
-        address = original(candidate, host)
-        if not candidate_allowed(address, allow_local):
-            refused_candidates[0] += 1
-            raise ValueError(f"address {address} not allowed by the server")
-        return address
-
-    validate.__wrapped__ = original  # type: ignore[attr-defined]
-    aioice.ice.validate_remote_candidate = validate
-
-
-refused_candidates = [0]  # remote candidates ignored by the guard, in this process
 
 
 def restrict_host_addresses(addresses: Sequence[str]) -> None:

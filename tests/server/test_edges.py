@@ -197,7 +197,7 @@ def test_the_socket_frame_parser_refuses_depth_and_non_finite_numbers_for_every_
 
 
 def test_which_ice_candidate_addresses_the_server_may_check():
-    from server.rtc import candidate_allowed
+    from server.iceguard import candidate_allowed
 
     local = ["127.0.0.1", "127.9.9.9", "::1", "::ffff:127.0.0.1", "169.254.169.254",
              "fe80::1%eth0"]
