@@ -17,6 +17,7 @@ let lastTurnCue = "";
 let bestRtt = Infinity;
 let iceServers = [];
 let serverVoice = true;
+let welcomed = false;  // the current socket got its welcome
 
 // docs/protocol.md's close codes that mean "do not come back".
 const CLOSE_REASONS = {
@@ -81,7 +82,7 @@ export function enterRoom(code, seat) {
   }
   conn = new Connection(seat.token, {
     onMessage: handleMessage,
-    onStatus: (s) => update({ conn: s }),
+    onStatus: (s) => { welcomed = false; update({ conn: s }); },
     onFinal: (closeCode) => leaveRoom(CLOSE_REASONS[closeCode] || "closed"),
   });
   conn.open();
@@ -106,6 +107,10 @@ export function leaveRoom(reason = null) {
 }
 
 export function send(msg) {
+  // An offer on a socket the server has not welcomed yet would be answered before the
+  // welcome resets the voice's count of answers, and that answer would go to the wrong
+  // peer: the welcome starts the voice anyway.
+  if (msg.type === "rtc_offer" && !welcomed) return false;
   const ok = conn?.send(msg) ?? false;
   if (!ok && msg.type !== "ping" && msg.type !== "rtc_offer") {
     update({ lastError: { code: "offline", message: t("error.offline"), at: Date.now() } });
@@ -128,6 +133,7 @@ export function handleMessage(msg) {
   if (typeof msg.server_time === "number") measureOffset(msg);
   switch (msg.type) {
     case "welcome":
+      welcomed = true;
       // `room` here is the code; the full room follows in its own message.
       update({ player: msg.player ?? state.player });
       iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
