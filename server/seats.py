@@ -16,8 +16,8 @@ PALETTE = (
     "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
     "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#800000", "#aaffc3",
 )  # fmt: skip
-# \A...\Z: "$" would also match before a trailing newline ("#aabbcc\n"),
-# and server/rooms.py calls .match on it.
+# \A...\Z (and fullmatch wherever it is used): "$" would also match before a
+# trailing newline ("#aabbcc\n").
 COLOR_RE = re.compile(r"\A#[0-9a-fA-F]{6}\Z")
 MAX_NAME = 24
 
