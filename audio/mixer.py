@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -88,7 +88,6 @@ class RoomMixer:
         self._players: list[str] = []
         self._queues: dict[str, JitterQueue] = {}
         self._routing = Routing()
-        self._whispers: dict[str, str] = {}
         self._effects: dict[str, object] = {}  # speaker -> effect instance
         self._quiet: dict[str, int] = {}  # speaker with an effect -> silent frames in a row
         self._playing: list[_Cue] = []
@@ -120,7 +119,12 @@ class RoomMixer:
         self._plan = None
 
     def remove_player(self, pid: str) -> None:
-        """Remove a player, their queue, whispers from or to them and their effect."""
+        """Remove a player, their queue and their effect.
+
+        Whispers from or to them stay in the routing: the routing's owner
+        ends them (and a whisperer whose target is gone is heard by nobody
+        meanwhile, never by everyone).
+        """
         if pid not in self._queues:
             return
         row = self._players.index(pid)
@@ -129,7 +133,6 @@ class RoomMixer:
         self._tails = np.delete(self._tails, row, axis=0)
         self._gain_db = np.delete(self._gain_db, row)
         self._mouths.remove(row)
-        self._whispers = {s: d for s, d in self._whispers.items() if pid not in (s, d)}
         self._effects.pop(pid, None)
         self._quiet.pop(pid, None)
         self._plan = None
@@ -147,23 +150,24 @@ class RoomMixer:
 
     @property
     def whispers(self) -> dict[str, str]:
-        """Whispers in progress: speaker -> target."""
-        return dict(self._whispers)
+        """Whispers in progress: speaker -> target (the routing's `whispering`)."""
+        return dict(self._routing.whispering)
 
     def set_routing(self, routing: Routing) -> None:
-        """Apply a new routing from the next tick; whispers it no longer allows stop."""
+        """Apply a new routing, its whispers in progress included, from the next tick.
+
+        The routing is the whole truth: the mixer keeps no whisper of its own,
+        so a routing without `whispering` ends every whisper.
+        """
         unknown = set(routing.effects.values()) - EFFECTS
         if unknown:
             raise ValueError(f"unknown effect(s): {sorted(unknown)}")
         self._routing = routing
-        self._whispers = {
-            s: d for s, d in self._whispers.items() if whisper_allowed(routing, s, d)
-        }
         self._sync_effects()
         self._plan = None
 
     def start_whisper(self, src: str, dst: str) -> None:
-        """`src` is heard by `dst` only until `stop_whisper(src)`.
+        """Shorthand for a routing with `src` whispering to `dst` (heard by `dst` only).
 
         Raises ValueError if either is not a player or the routing does not
         allow src -> dst. A new whisper from `src` replaces the previous one.
@@ -172,14 +176,15 @@ class RoomMixer:
             raise ValueError(f"unknown player in whisper {src!r} -> {dst!r}")
         if not whisper_allowed(self._routing, src, dst):
             raise ValueError(f"{src!r} may not whisper to {dst!r} now")
-        if self._whispers.get(src) != dst:
-            self._whispers[src] = dst
-            self._plan = None
+        if self._routing.whispering.get(src) != dst:
+            whispering = {**self._routing.whispering, src: dst}
+            self.set_routing(replace(self._routing, whispering=whispering))
 
     def stop_whisper(self, src: str) -> None:
-        """End `src`'s whisper (no-op if none)."""
-        if self._whispers.pop(src, None) is not None:
-            self._plan = None
+        """Shorthand for the routing without `src`'s whisper (no-op if none)."""
+        if src in self._routing.whispering:
+            whispering = {s: d for s, d in self._routing.whispering.items() if s != src}
+            self.set_routing(replace(self._routing, whispering=whispering))
 
     def play_cue(self, name: str, listeners: Iterable[str]) -> None:
         """Mix cue `name` into these listeners' mixes from the next tick, to its end.
@@ -209,7 +214,7 @@ class RoomMixer:
 
     def _compile(self) -> _Plan:
         players = self._players
-        speakers = gain_matrix(players, self._routing, self._whispers)
+        speakers = gain_matrix(players, self._routing)
         cue_cols = np.zeros((len(players), len(self._playing)), dtype=np.float32)
         for j, cue in enumerate(self._playing):
             for i, pid in enumerate(players):
@@ -306,7 +311,7 @@ class RoomMixer:
             "trimmed": {p: q[p].trimmed for p in self._players},
             "depth": {p: q[p].depth for p in self._players},
             "active": {p: q[p].active for p in self._players},
-            "whispers": dict(self._whispers),
+            "whispers": dict(self._routing.whispering),
             "cues_playing": len(self._playing),
             "distinct": self._distinct,
             "ticks": self._ticks,

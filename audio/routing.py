@@ -11,10 +11,12 @@ Rules, in order:
 - A public speaker is heard by every listener except themselves.
 - Channel members hear each other (werewolves at night), and nobody else
   hears them unless they are also public.
-- A whispering speaker is heard by the whisper's target ONLY: while the
-  whisper lasts, their column is all zero except the target's row, so their
-  voice leaves the public bus and their channels. Everybody else receives an
-  exact zero of it, not a quieter copy.
+- A whispering speaker (`whispering`, the whispers in progress) is heard by
+  the whisper's target ONLY: while the whisper lasts, their column is all
+  zero except the target's row, so their voice leaves the public bus and
+  their channels. Everybody else receives an exact zero of it, not a quieter
+  copy. A whisperer whose target is not in the room's mix (gone, no voice)
+  is heard by nobody: a whisper never falls back to the public bus.
 - Anyone else (not public, in no channel, not whispering) reaches nobody.
 - Nobody hears their own voice.
 """
@@ -38,6 +40,9 @@ class Routing:
     public: frozenset[str] = frozenset()
     channels: tuple[frozenset[str], ...] = ()
     whisper: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The whispers in progress, speaker -> target. The routing's owner (the room)
+    # keeps them and checks them against `whisper`; the mixer applies them as given.
+    whispering: Mapping[str, str] = field(default_factory=dict)
     effects: Mapping[str, str] = field(default_factory=dict)  # speaker -> "drunk"
     floor: str | None = None
 
@@ -64,13 +69,11 @@ def whisper_allowed(routing: Routing, src: str, dst: str) -> bool:
     return src != dst and dst in routing.whisper.get(src, frozenset())
 
 
-def gain_matrix(
-    players: Sequence[str], routing: Routing, whispers: Mapping[str, str]
-) -> np.ndarray:
+def gain_matrix(players: Sequence[str], routing: Routing) -> np.ndarray:
     """(listeners x speakers) float32 matrix of 0/1 gains; both axes in `players` order.
 
-    `whispers` maps a whispering speaker to their target (already checked
-    against the routing by the caller).
+    `routing.whispering` maps a whispering speaker to their target (already
+    checked against `routing.whisper` by the routing's owner).
     """
     index = {pid: i for i, pid in enumerate(players)}
     n = len(players)
@@ -81,8 +84,10 @@ def gain_matrix(
         members = [index[p] for p in channel if p in index]
         gains[np.ix_(members, members)] = 1.0
     np.fill_diagonal(gains, 0.0)
-    for src, dst in whispers.items():
-        if src in index and dst in index and src != dst:
-            gains[:, index[src]] = 0.0
+    for src, dst in routing.whispering.items():
+        if src not in index:
+            continue
+        gains[:, index[src]] = 0.0  # off the bus and the channels, target or not
+        if dst in index and dst != src:
             gains[index[dst], index[src]] = 1.0
     return gains

@@ -46,8 +46,10 @@ RELAXED = {  # the room's 16 joins in a few seconds from one address
     "SUSSURRO_LOOKUP_BURST": "1000", "SUSSURRO_LOOKUP_RATE": "1000",
     "SUSSURRO_CREATE_BURST": "1000", "SUSSURRO_CREATE_RATE": "1000",
     "SUSSURRO_WS_BURST": "1000", "SUSSURRO_WS_RATE": "1000",
-    # WebRTC on loopback only (the bots restrict themselves the same way).
+    # WebRTC on loopback only (the bots restrict themselves the same way), so the
+    # server must be allowed to check loopback candidates.
     "SUSSURRO_RTC_ADDRESSES": "127.0.0.1",
+    "SUSSURRO_RTC_ALLOW_LOCAL_CANDIDATES": "1",
 }
 CLICK_EVERY = 25  # frames: a click every 0.5 s
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -27,8 +27,9 @@ WORDS_DIR = Path(__file__).with_name("words")
 
 # A word is lowercase letters (accented ones included), possibly several
 # words joined by a space, apostrophe or hyphen.
-_WORD_SHAPE = re.compile(r"^[^\W\d_]+(?:[ '\-][^\W\d_]+)*$")
-_CATEGORY_ID = re.compile(r"^[a-z][a-z_]*$")
+# Used with fullmatch: with match, "$" also accepts a trailing newline.
+_WORD_SHAPE = re.compile(r"[^\W\d_]+(?:[ '\-][^\W\d_]+)*")
+_CATEGORY_ID = re.compile(r"[a-z][a-z_]*")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def _validate(lang: str, raw: object) -> _WordData:
     if not isinstance(cats, dict) or not cats:
         raise ValueError(f"{where}: categories must be a non-empty object")
     for cid, name in cats.items():
-        if not _CATEGORY_ID.match(cid) or not isinstance(name, str) or not name.strip():
+        if not _CATEGORY_ID.fullmatch(cid) or not isinstance(name, str) or not name.strip():
             raise ValueError(f"{where}: bad category {cid!r}: {name!r}")
     rows = raw["pairs"]
     if not isinstance(rows, list) or not rows:
@@ -74,7 +75,7 @@ def _validate(lang: str, raw: object) -> _WordData:
             raise ValueError(f"{where}: bad pair {row!r}")
         a, b, cat = row
         for word in (a, b):
-            if word != word.strip() or word != word.lower() or not _WORD_SHAPE.match(word):
+            if word != word.strip() or word != word.lower() or not _WORD_SHAPE.fullmatch(word):
                 raise ValueError(f"{where}: bad word {word!r} in {row!r}")
         if a == b:
             raise ValueError(f"{where}: same word twice in {row!r}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import io
 import ipaddress
@@ -37,7 +38,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import game
 from game import catalog
@@ -46,6 +47,7 @@ from server.codes import normalise_code
 from server.config import Settings
 from server.connection import Connection
 from server.forwarded import TrustedProxies
+from server.httpguard import BodyLimit, SecurityHeaders
 from server.https import https_enabled
 from server.metrics import render_metrics
 from server.offline import mount_offline
@@ -95,6 +97,33 @@ def _loopback_host(request: Request) -> bool:
         return False
 
 
+def _validation_message(exc: ValidationError | RequestValidationError, skip: int) -> str:
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "body"
+    return f"{where}: {first.get('msg', 'invalid request')}"
+
+
+async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+    """The request's JSON body as `model`, or the 422 `bad_request` to answer.
+
+    Called by an endpoint after its throttle, so a refused request is never
+    read; the body's size is already bounded by `BodyLimit`.
+    """
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _error(422, "bad_request", "body: not UTF-8 JSON")
+    if P.too_deep(text):
+        return _error(422, "bad_request", f"body: nested deeper than {P.MAX_DEPTH} levels")
+    try:
+        return model.model_validate(P.loads(text))
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, ValidationError):
+            return _error(422, "bad_request", _validation_message(exc, 0))
+        return _error(422, "bad_request", "body: not valid JSON")
+
+
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
     proxies = TrustedProxies.parse(settings.trusted_proxies)  # a bad value stops start-up
@@ -111,6 +140,11 @@ def create_app(settings: Settings) -> FastAPI:
     joins = KeyedBuckets(settings.join_rate, settings.join_burst)
     misses = KeyedBuckets(settings.lookup_rate, settings.lookup_burst)
     creates = KeyedBuckets(settings.create_rate, settings.create_burst)
+    # WebSocket connects, per seat and per client address; sockets open per address.
+    seat_connects = KeyedBuckets(settings.ws_connect_rate, settings.ws_connect_burst)
+    address_connects = KeyedBuckets(settings.ws_address_connect_rate,
+                                    settings.ws_address_connect_burst)
+    open_sockets: dict[str, int] = {}
     started = time.time()
     # The rules' catalog (presets, powers, categories, timers) never changes while the
     # server runs: serialised once, served with an ETag.
@@ -119,6 +153,12 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        try:  # before serving: no offer may come before the guard is in place
+            from server.iceguard import guard_remote_candidates
+        except ImportError:  # no voice layer installed
+            pass
+        else:
+            guard_remote_candidates(settings.rtc_allow_local_candidates)
         if settings.rtc_addresses:
             from server.rtc import restrict_host_addresses
 
@@ -154,16 +194,22 @@ def create_app(settings: Settings) -> FastAPI:
         if cluster is not None:
             await cluster.drain(settings.drain_timeout)
 
-    app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # The API is documented in docs/protocol.md; its machine-readable schema and the
+    # interactive page are served only when asked for (they list every endpoint).
+    docs = "/docs" if settings.api_docs else None
+    app = FastAPI(title="Sussurro", lifespan=lifespan, docs_url=docs, redoc_url=None,
+                  openapi_url="/openapi.json" if settings.api_docs else None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
     app.state.cluster, app.state.drain = cluster, drain
+    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    # Outermost, so that refusals (413, 429) carry the headers too. The docs page (when
+    # on) loads its own scripts: it keeps the other headers but not the policy.
+    app.add_middleware(SecurityHeaders, exempt=[docs, "/docs/oauth2-redirect"] if docs else [])
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
         # The same {code, message} shape as every other refusal.
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid request')}")
+        return _error(422, "bad_request", _validation_message(exc, 1))
 
     def client_ip(request: Request | WebSocket) -> str:
         """The address every per-client throttle and cap is keyed by: the peer's own,
@@ -252,12 +298,15 @@ def create_app(settings: Settings) -> FastAPI:
     # HTTP API -----------------------------------------------------------------
 
     @app.post("/api/rooms")
-    async def create_room(body: CreateRoom, request: Request):
+    async def create_room(request: Request):
         inside = internal(request)
         if not inside:
             limited = throttled(creates, client_ip(request), "rooms created")
             if limited is not None:
-                return limited
+                return limited  # before the body is read
+        body = await read_body(request, CreateRoom)
+        if isinstance(body, Response):
+            return body
         if cluster is not None:
             if not inside:
                 # The least-loaded live node creates it (maybe this one).
@@ -271,7 +320,9 @@ def create_app(settings: Settings) -> FastAPI:
                 return _error(503, "draining", "this server is shutting down; try again",
                               retry_after=1)
         try:
-            room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang)
+            # A forwarded request was counted against its client on the node it reached.
+            room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang,
+                                                  address=None if inside else client_ip(request))
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
         return {"code": room.code, "player": pid, "token": token, **node_fields(room.code)}
@@ -288,31 +339,42 @@ def create_app(settings: Settings) -> FastAPI:
         return JSONResponse({**room.public_info(), **node_fields(room.code)}, headers=cors)
 
     @app.post("/api/rooms/{code}/join")
-    async def join_room(code: str, body: JoinRoom, request: Request):
+    async def join_room(code: str, request: Request):
         if not internal(request):
             limited = throttled(joins, client_ip(request), "joins")
             if limited is not None:
-                return limited
+                return limited  # before the body is read
+        body = await read_body(request, JoinRoom)
+        if isinstance(body, Response):
+            return body
         room = await find_room(request, code, "POST", f"/api/rooms/{code}/join",
                                body.model_dump(exclude_none=True))
         if isinstance(room, Response):
             return room
+        body = await read_body(request, JoinRoom)
+        if isinstance(body, Response):
+            return body
         try:
             pid, token = await room.call(room.cmd_add_member, body.name, body.color)
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
         return {"player": pid, "token": token, "code": room.code, **node_fields(room.code)}
 
+    @functools.lru_cache(maxsize=256)
+    def qr_svg(link: str, code: str) -> bytes:
+        # Drawing a QR code costs milliseconds: once per link, not once per request.
+        out = io.BytesIO()
+        segno.make(link, error="m").save(out, kind="svg", scale=8, border=2, dark="#111",
+                                         light="#fff", title=f"Sussurro {code}")
+        return out.getvalue()
+
     @app.get("/api/rooms/{code}/qr.svg")
     async def room_qr(code: str, request: Request):
         room = await find_room(request, code, "GET", f"/api/rooms/{code}/qr.svg")
         if isinstance(room, Response):
             return room
-        qr = segno.make(f"{base_url(request)}/r/{room.code}", error="m")
-        out = io.BytesIO()
-        qr.save(out, kind="svg", scale=8, border=2, dark="#111", light="#fff",
-                title=f"Sussurro {room.code}")
-        return Response(out.getvalue(), media_type="image/svg+xml",
+        return Response(qr_svg(f"{base_url(request)}/r/{room.code}", room.code),
+                        media_type="image/svg+xml",
                         headers={"Cache-Control": "public, max-age=3600"})
 
     @app.get("/api/catalog")
@@ -384,9 +446,38 @@ def create_app(settings: Settings) -> FastAPI:
 
     # The WebSocket ---------------------------------------------------------------
 
+    async def refuse(ws: WebSocket, code: str, message: str, close: int,
+                     retry_after: float | None = None) -> None:
+        error = P.error(code, message)
+        if retry_after is not None:
+            error["retry_after"] = round(retry_after, 1)
+        with contextlib.suppress(Exception):
+            await ws.send_json(error)
+            await ws.close(close)
+
     @app.websocket("/ws")
     async def websocket(ws: WebSocket, token: str = ""):
+        address = client_ip(ws)
         await ws.accept()
+        if open_sockets.get(address, 0) >= settings.max_sockets_per_address:
+            await refuse(ws, P.TOO_MANY_CONNECTIONS, "too many sockets open from this address",
+                         P.CLOSE_SLOW)
+            return
+        open_sockets[address] = open_sockets.get(address, 0) + 1
+        try:
+            await _socket(ws, address, token)
+        finally:
+            open_sockets[address] -= 1
+            if not open_sockets[address]:
+                del open_sockets[address]
+
+    async def _socket(ws: WebSocket, address: str, token: str) -> None:
+        # Throttles before any work: the address first (no lookup), then the seat.
+        bucket = address_connects.bucket(address)
+        if not bucket.take():
+            await refuse(ws, P.RATE_LIMITED, "too many connections from this address; slow down",
+                         P.CLOSE_SLOW, bucket.retry_after())
+            return
         try:
             found = await rooms.resolve(token)
             if not isinstance(found, str) and isinstance(found[0], str):
@@ -399,17 +490,20 @@ def create_app(settings: Settings) -> FastAPI:
             return
         if isinstance(found, str):
             # Guessing tokens costs the same as guessing codes.
-            misses.take(client_ip(ws))
+            misses.take(address)
             message, close = {
                 P.BAD_TOKEN: ("unknown or expired token", P.CLOSE_BAD_TOKEN),
                 P.KICKED: ("the host removed you from this room", P.CLOSE_KICKED),
                 P.LEFT: ("you left this room", P.CLOSE_LEFT),
             }[found]
-            with contextlib.suppress(Exception):
-                await ws.send_json(P.error(found, message))
-                await ws.close(close)
+            await refuse(ws, found, message, close)
             return
         room, pid = found
+        bucket = seat_connects.bucket(f"{room.code}/{pid}")
+        if not bucket.take():
+            await refuse(ws, P.RATE_LIMITED, "this seat reconnects too often; slow down",
+                         P.CLOSE_SLOW, bucket.retry_after())
+            return
         conn = Connection(ws, settings.send_queue)
         conn.start()
         try:

@@ -33,6 +33,12 @@ class Settings:
     # interface but 127.0.0.1 (aioice's default), what phones on a LAN need. The
     # tests set "127.0.0.1" so that all their WebRTC traffic stays on loopback.
     rtc_addresses: str = ""
+    # What a client can make the server send ICE checks to (docs/protocol.md, "Voice"):
+    # remote candidates per offer, offers per seat per minute, and whether candidates on
+    # loopback, link-local or the server's own addresses are used (tests: on loopback).
+    rtc_max_candidates: int = 20
+    rtc_offers_per_minute: int = 12
+    rtc_allow_local_candidates: bool = False
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
     # What the one-phone page needs offline (Pyodide, the core archive), built by
@@ -64,6 +70,8 @@ class Settings:
     # Rooms.
     max_players: int = 16
     max_rooms: int = 1000
+    # Live rooms one client address may have created (so one address cannot fill max_rooms).
+    max_rooms_per_address: int = 20
     # A room nobody has connected to for this long is closed and unloaded.
     room_idle_ttl: float = 6 * 3600.0
     # How long an offline host keeps the role before the next online seat gets it.
@@ -76,6 +84,20 @@ class Settings:
     # Consecutive rejected messages before the socket is closed.
     ws_abuse_close: int = 200
     send_queue: int = 512
+    # Sockets open at once from one client address (a party behind one NAT shares it).
+    max_sockets_per_address: int = 64
+    # WebSocket connects (token buckets): per seat, and per client address.
+    ws_connect_rate: float = 0.5
+    ws_connect_burst: float = 10.0
+    ws_address_connect_rate: float = 5.0
+    ws_address_connect_burst: float = 60.0
+    # Room roster changes closer together than this go out as one `room` message.
+    room_broadcast_window: float = 0.2
+
+    # Largest HTTP request body accepted (413 beyond, before reading it).
+    max_body: int = 16 * 1024
+    # Serve /openapi.json and the /docs page (off: the API is documented in docs/).
+    api_docs: bool = False
 
     # HTTP throttles, per client IP (token buckets).
     join_rate: float = 1.0

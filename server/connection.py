@@ -3,6 +3,12 @@
 The room actor never awaits a socket: `send` only enqueues, a writer task per
 connection drains the queue. A client too slow to keep up (its queue full) is
 disconnected rather than allowed to hold the room or grow memory.
+
+Messages that only say "the state now" (the roster, a player's view, the mouths) take one slot
+each in the queue (`send_latest`): a newer one replaces the one still
+waiting, so a reader that lags while the room changes fast (a reconnect
+flood, a room of talkers) receives the latest state once instead of every
+step, and is not disconnected for it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,15 @@ log = logging.getLogger(__name__)
 _CLOSE = object()
 
 
+class _Latest:
+    """The queue's place-holder of a `send_latest` kind: the text is read when written."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+
 class Connection:
     """An attached WebSocket. `send` is synchronous and never blocks."""
 
@@ -30,6 +45,8 @@ class Connection:
         self.closed = False
         self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=max_queue)
         self._writer: asyncio.Task[None] | None = None
+        self._latest: dict[str, str] = {}  # kind -> newest text, while its slot waits
+        self._room = ""  # the last `room` text handed to this socket
 
     def start(self) -> None:
         """Start the writer task (call once, from the event loop)."""
@@ -43,8 +60,28 @@ class Connection:
         """Queue already-serialised JSON (shared by many connections)."""
         if self.closed:
             return
+        self._put(text)
+
+    def send_latest(self, kind: str, text: str) -> None:
+        """Queue `text` as the newest message of `kind`; one still waiting is replaced
+        (it keeps its place in the queue, so the order with other messages holds)."""
+        if self.closed:
+            return
+        waiting = kind in self._latest
+        self._latest[kind] = text
+        if not waiting:
+            self._put(_Latest(kind))
+
+    def send_room(self, text: str, again: bool = False) -> None:
+        """Queue a `room` message unless this socket already has exactly this one
+        (`again`: send it anyway, the client asked)."""
+        if again or text != self._room:
+            self._room = text
+            self.send_latest("room", text)
+
+    def _put(self, item: Any) -> None:
         try:
-            self._queue.put_nowait(text)
+            self._queue.put_nowait(item)
         except asyncio.QueueFull:
             log.warning("closing a connection that does not read its messages")
             self.close(CLOSE_SLOW, "too slow")
@@ -82,6 +119,8 @@ class Connection:
                         with contextlib.suppress(Exception):
                             await self.ws.close(code=code, reason=reason)
                     return
+                if isinstance(item, _Latest):
+                    item = self._latest.pop(item.kind)
                 await self.ws.send_text(item)
         except Exception:  # the peer went away; the reader side notices too
             self.closed = True

@@ -16,6 +16,8 @@ _SUMMARY_KEYS = {"last", "mean", "median", "min", "max", "p50", "p90", "p95", "p
 # Stable names for the figures dashboards care about; other stats keep their own name.
 _NAMES = {
     "peers": ("sussurro_peers", "WebRTC peers connected", "gauge"),
+    "loop_running": ("sussurro_voice_loops", "rooms whose 20 ms voice loop runs (a peer is"
+                     " connected)", "gauge"),
     "underruns": ("sussurro_jitter_underruns_total", "jitter buffer underruns", "counter"),
     "overflows": ("sussurro_jitter_overflows_total", "jitter buffer overflows", "counter"),
     "tick_us_median": ("sussurro_mixer_tick_us_median", "median mixer tick cost (us), worst room",
@@ -82,7 +84,13 @@ def render_metrics(stats: dict[str, Any]) -> str:
     metric("sussurro_players", "players seated in loaded rooms", "gauge", stats["players"])
     metric("sussurro_players_online", "players with a socket open", "gauge",
            stats["players_online"])
-    metric("sussurro_voice_rooms", "rooms with a voice mixer running", "gauge",
+    metric("sussurro_db_changes_total", "rows written to the database since start",
+           "counter", stats.get("db_changes", 0))
+    metric("sussurro_ice_candidates_refused_total", "remote ICE candidates ignored: loopback,"
+           " link-local, the server's own or unroutable addresses", "counter",
+           stats.get("ice_refused", 0))
+    metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
+           "gauge",
            len(stats["voices"]))
 
     totals: dict[str, float] = {}

@@ -15,6 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 MAX_FRAME = 16 * 1024
+# No message needs more than a few levels ({"options": {"timers": {...}}}); deeper
+# nesting is refused before anything recurses into it.
+MAX_DEPTH = 16
 
 # Stable error codes of the server itself (the game's GameError codes pass through).
 TOO_LARGE = "too_large"
@@ -26,11 +29,14 @@ NOT_HOST = "not_host"
 WRONG_PHASE = "wrong_phase"
 WHISPER_NOT_ALLOWED = "whisper_not_allowed"
 UNKNOWN_PLAYER = "unknown_player"
+NAME_BANNED = "name_banned"
+NOT_BANNED = "not_banned"
 BAD_TOKEN = "bad_token"
 REPLACED = "replaced"
 KICKED = "kicked"
 LEFT = "left"
 VOICE_UNAVAILABLE = "voice_unavailable"
+TOO_MANY_CONNECTIONS = "too_many_connections"
 INTERNAL = "internal"
 # Cluster mode: the room is served by another node now (a `moved` message names it).
 ROOM_MOVED = "room_moved"
@@ -135,6 +141,14 @@ class Kick(_Model):
     player: PlayerId
 
 
+class Unban(_Model):
+    """The host lets a kicked name back in (docs/protocol.md, "Kicks")."""
+
+    type: Literal["unban"]
+    ref: Ref = None
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+
+
 class PassHost(_Model):
     type: Literal["pass_host"]
     ref: Ref = None
@@ -188,15 +202,54 @@ class Leave(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | SettingsMsg | Start | Kick | PassHost | Rematch | ActionMsg | WhisperStart
+    Hello | SettingsMsg | Start | Kick | Unban | PassHost | Rematch | ActionMsg | WhisperStart
     | WhisperStop | RtcOffer | RtcIce | Ping | Leave,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = frozenset(
-    {"hello", "settings", "start", "kick", "pass_host", "rematch", "action", "whisper_start",
-     "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
+    {"hello", "settings", "start", "kick", "unban", "pass_host", "rematch", "action",
+     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
 )
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """True if the JSON `text` nests arrays/objects more than `limit` levels (strings
+    are skipped, so brackets inside them do not count). Linear, no recursion."""
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+class OutOfRange(ValueError):
+    """Valid JSON, but a number no float can hold (it would become infinity)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise OutOfRange(f"number {text[:20]} out of range")
+    return value
+
+
+def loads(text: str) -> Any:
+    """Strict JSON: NaN and Infinity, which JSON does not have, raise ValueError; a
+    number that overflows to infinity raises OutOfRange (Python's json takes all three)."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
 def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
@@ -213,8 +266,12 @@ def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
             frame = frame.decode("utf-8")
         except UnicodeDecodeError:
             raise ProtocolError(BAD_JSON, "frames are UTF-8 JSON text") from None
+    if too_deep(frame):
+        raise ProtocolError(BAD_MESSAGE, f"nested deeper than {MAX_DEPTH} levels")
     try:
-        data = json.loads(frame)
+        data = loads(frame)
+    except OutOfRange as exc:
+        raise ProtocolError(BAD_MESSAGE, str(exc)) from None
     except (ValueError, RecursionError):
         raise ProtocolError(BAD_JSON, "not valid JSON") from None
     if not isinstance(data, dict):

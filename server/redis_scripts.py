@@ -78,6 +78,12 @@ redis.call('HSET', KEYS[2], unpack(ARGV, 2))
 return 1
 """
 
+# KEYS: fence, hash. ARGV: token, field, field, ...
+HDEL = FENCE + """
+redis.call('HDEL', KEYS[2], unpack(ARGV, 2))
+return 1
+"""
+
 # KEYS: fence, room, players, kicked, tokens, token key.
 # ARGV: token, pid, player json, kicked, token hash, "code pid".
 ADD_PLAYER = FENCE + """

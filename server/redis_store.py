@@ -89,6 +89,9 @@ class Keys:
     def token(self, token_hash: str) -> str:
         return f"{self.prefix}token:{token_hash}"
 
+    def bans(self, code: str) -> str:
+        return f"{self.prefix}room:{code}:bans"
+
     def games(self, code: str) -> str:
         return f"{self.prefix}room:{code}:games"
 
@@ -133,7 +136,7 @@ class RedisStore:
         self.refused = 0        # writes refused because another node owns the room
         self.unreplicated = 0   # writes that did not reach `wait_replicas` replicas in time
         self._scripts = {name: redis.register_script(getattr(S, name)) for name in (
-            "CLAIM", "CREATE", "RENEW", "RELEASE", "HSET", "ADD_PLAYER", "START_GAME",
+            "CLAIM", "CREATE", "RENEW", "RELEASE", "HSET", "HDEL", "ADD_PLAYER", "START_GAME",
             "APPEND", "END_GAME", "CLOSE")}
 
     # Plumbing ---------------------------------------------------------------
@@ -282,7 +285,7 @@ class RedisStore:
         n = int(await self._read(self.r.hlen(k.games(code))))
         hashes = await self._read(self.r.hvals(k.tokens(code)))
         keys = [k.room(code), k.rooms(), k.claim(code), k.players(code), k.kicked(code),
-                k.tokens(code), k.games(code), k.ended(code),
+                k.tokens(code), k.bans(code), k.games(code), k.ended(code),
                 *(k.log(code, i) for i in range(1, n + 1)), *(k.token(h) for h in hashes)]
         await self._fenced(code, "CLOSE", keys, [repr(now), code, self.closed_ttl])
         self.held.pop(code, None)
@@ -336,6 +339,19 @@ class RedisStore:
         if seated_hash != token_hash:  # a leftover of an expired room
             return None
         return code, pid, int(kicked or 0)
+
+    # Bans: names the host kicked, kept out until let back in ----------------
+
+    async def add_ban(self, code: str, name: str, now: float) -> None:
+        await self._hset(code, self.keys.bans(code), name, repr(now))
+
+    async def remove_ban(self, code: str, name: str) -> None:
+        await self._fenced(code, "HDEL", [self.keys.bans(code)], [name])
+
+    async def bans(self, code: str) -> list[str]:
+        """The banned names of a room, oldest first."""
+        rows = await self._read(self.r.hgetall(self.keys.bans(code)))
+        return [name for _, name in sorted((float(t), n) for n, t in rows.items())]
 
     # Games and the action log ------------------------------------------------
 

@@ -49,8 +49,10 @@ from server.storage import (
     RoomStore,
     StoreUnavailable,
 )
+from server.throttle import TokenBucket
 from server.turn import client_ice_servers
 from server.voicelink import VoiceLink, routing
+from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,8 @@ class Room:
         self.last_activity = self.created
         self.next_seat = 0
         self.results: list[dict[str, Any]] = []  # the evening: finished games' results
+        # Names the host kicked (as shown), kept out for the room's life unless let back in.
+        self.banned: list[str] = []
         # The current (or last) game.
         self.game_n = 0
         self.state: Any = None
@@ -90,16 +94,25 @@ class Room:
         self.game_players: list[dict[str, str]] = []
         self.last_now = 0.0
         self.policy: Any = None
-        self.whispers: dict[str, str] = {}
+        # The one owner of the whisper set; the voice's routing is derived from it.
+        self.whispers = Whispers()
         self._last_view: dict[str, str] = {}
-        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
-                               self._routing)
+        self.voice = VoiceLink(code, settings.ice_servers, self._send_mouths, self._mouths_allowed,
+                               self._routing,
+                               on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
+                               max_candidates=settings.rtc_max_candidates)
+        # Voice offers per seat (each makes the server gather and send ICE checks).
+        self._offers: dict[str, TokenBucket] = {}
         # The actor.
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
         self._timer_at: float | None = None
         self._retry_tick_at = 0.0
+        # Roster broadcasts are coalesced (see _broadcast_room).
+        self._room_dirty = False
+        self._room_flushed_at = float("-inf")
+        self._room_flush: asyncio.TimerHandle | None = None
 
     # The actor --------------------------------------------------------------
 
@@ -153,6 +166,7 @@ class Room:
             else:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
+            self._end_of_turn()
 
     def _gone(self) -> RoomError:
         if self.moving:
@@ -186,6 +200,8 @@ class Room:
         self.moving = self.moving or moving
         if self._timer:
             self._timer.cancel()
+        if self._room_flush is not None:
+            self._room_flush.cancel()
         if self._task and not self._task.done():
             fut = asyncio.get_running_loop().create_future()
             self._queue.put_nowait((None, (), fut))
@@ -279,6 +295,8 @@ class Room:
         if len(self.members) >= self.settings.max_players:
             raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
         name = clean_name(name)
+        if self._banned(name) is not None:
+            raise RoomError(403, P.NAME_BANNED, "the host removed a player of that name")
         if any(name_key(m.name) == name_key(name) for m in self.members.values()):
             raise RoomError(409, "name_taken", "someone in the room already has that name")
         color = pick_color(color, {m.color for m in self.members.values()}, self.next_seat)
@@ -324,13 +342,21 @@ class Room:
             old.send(P.error(P.REPLACED, "this seat was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         member.conn = conn
+        if member.id in self.whispers.hushed:
+            # A new socket is a new page: nobody holds a whisper there.
+            self.whispers.release(member.id)
+            self._apply_routing()
         was_away = member.offline_since is not None
         member.offline_since = None
         now = self.now()
         self.last_activity = now
-        await self.store.touch(self.code, now)
+        if not any(m.online for m in self.members.values() if m is not member):
+            # Presence is written when it changes (the room's first socket), not at
+            # every connect: a reconnect flood must not become a write flood.
+            await self.store.touch(self.code, now)
         self._send_welcome(member)
-        self._broadcast_room()  # everyone sees the seat come online; this socket gets it too
+        conn.send_room(self._room_text())  # this socket at once, before its view
+        self._broadcast_room()  # everyone else sees the seat come online
         self._send_picture(member)
         if was_away:
             self._schedule()  # an away host's hand-over may be due now that someone is here
@@ -344,7 +370,10 @@ class Room:
         member.conn = None
         member.offline_since = self.last_activity = self.now()
         self._last_view.pop(pid, None)
-        self._stop_whisper(pid)
+        # Whispers to them end, their whisperers hushed; their own whisper too: its
+        # frames still on the way must not reach the public bus either.
+        self._send_notes(self.whispers.forget(pid, TARGET_LEFT))
+        self._apply_routing()
         self.voice.drop(pid)
         self._broadcast_room()
         self._schedule()
@@ -368,9 +397,8 @@ class Room:
             return
         self._last_view.pop(member.id, None)
         self._send_view(member)
-        for src, dst in self.whispers.items():
-            if dst == member.id:
-                conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
+        for src in self.whispers.to(member.id):
+            conn.send({"type": "whisper", "from": src, "to": member.id, "active": True})
 
     # Messages ---------------------------------------------------------------
 
@@ -398,7 +426,7 @@ class Room:
 
     def _on_hello(self, member: Member, msg: P.Hello) -> None:
         # No second welcome: a client starts its voice on welcome, once per socket.
-        member.conn.send(self._room_message())
+        member.conn.send_room(self._room_text(), again=True)
         self._send_picture(member)
 
     def _on_ping(self, member: Member, msg: P.Ping) -> None:
@@ -447,7 +475,26 @@ class Room:
         target = self.members.get(msg.player)
         if target is None or target.id == member.id:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
+        # The token stays out, and so does the name (its folded form) for the room's life:
+        # a kicked player cannot take a new seat under it unless the host lets them back.
+        if self._banned(target.name) is None:
+            self.banned.append(target.name)
+            await self.store.add_ban(self.code, target.name, self.now())
         await self._remove(target, KICKED)
+
+    async def _on_unban(self, member: Member, msg: P.Unban) -> None:
+        self._require_host(member)
+        name = self._banned(msg.name)
+        if name is None:
+            raise RoomError(404, P.NOT_BANNED, "nobody of that name was removed")
+        self.banned.remove(name)
+        await self.store.remove_ban(self.code, name)
+        self._broadcast_room()
+
+    def _banned(self, name: str) -> str | None:
+        """The banned name `name` folds to, if any."""
+        key = name_key(name)
+        return next((b for b in self.banned if name_key(b) == key), None)
 
     async def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
         self._require_host(member)
@@ -477,29 +524,25 @@ class Room:
 
     def _on_whisper_start(self, member: Member, msg: P.WhisperStart) -> None:
         src, dst = member.id, msg.to
-        if dst not in self._whisper_targets(src):
+        if dst not in self._whisper_targets(src) or dst not in self.members:
             raise RoomError(403, P.WHISPER_NOT_ALLOWED, "you cannot whisper to them now")
-        if self.whispers.get(src) == dst:
-            member.conn.send({"type": "whisper", "from": src, "to": dst, "active": True})
-            return
-        self._stop_whisper(src)
-        try:
-            self.voice.whisper_start(src, dst)
-        except ValueError:
-            raise RoomError(403, P.WHISPER_NOT_ALLOWED, "the mixer refused it") from None
-        self.whispers[src] = dst
-        note = {"type": "whisper", "from": src, "to": dst, "active": True}
-        for pid in (dst, src):
-            m = self.members.get(pid)
-            if m is not None and m.conn is not None:
-                m.conn.send(note)
+        self._whisper_change(self.whispers.start(src, dst))
 
     def _on_whisper_stop(self, member: Member, msg: P.WhisperStop) -> None:
-        self._stop_whisper(member.id)
+        self._whisper_change(self.whispers.stop(member.id))
+
+    def cmd_voice_lost(self, pid: str) -> None:
+        """`pid`'s voice connection failed or was closed from their side (socket kept)."""
+        if pid in self.members:
+            self._whisper_change(self.whispers.end_to(pid, TARGET_NO_VOICE))
 
     def _on_rtc_offer(self, member: Member, msg: P.RtcOffer) -> None:
         if not VoiceLink.available():
             raise RoomError(503, P.VOICE_UNAVAILABLE, "voice is not available on this server")
+        per_minute = self.settings.rtc_offers_per_minute
+        bucket = self._offers.setdefault(member.id, TokenBucket(per_minute / 60, per_minute))
+        if not bucket.take():
+            raise RoomError(429, P.RATE_LIMITED, "too many voice offers; wait a little")
         conn = member.conn
         self.voice.offer(member.id, conn, msg.sdp, msg.ref,
                          lambda: self.members.get(member.id) is member and member.conn is conn)
@@ -512,9 +555,10 @@ class Room:
     # Voice ------------------------------------------------------------------
 
     def _routing(self) -> Any:
-        """The game's audio policy as a Routing; in the lobby and at the end, all public."""
+        """The game's audio policy as a Routing (in the lobby and at the end, all public),
+        with the room's whispers in progress and its hushed whisperers."""
         policy = self.policy if self.status == PLAYING else None
-        return routing(self.members, policy)
+        return self.whispers.apply(routing(self.members, policy))
 
     def _apply_routing(self) -> None:
         self.voice.refresh()
@@ -524,23 +568,25 @@ class Room:
             return self.policy.mouths
         return self.members.keys()
 
-    def _send_all(self, text: str) -> None:
+    def _send_mouths(self, text: str) -> None:
+        # The newest levels replace ones a slow reader has not taken yet.
         for m in self.members.values():
             if m.conn is not None:
-                m.conn.send_text(text)
+                m.conn.send_latest("mouths", text)
 
     def _whisper_targets(self, src: str) -> frozenset[str]:
         if self.status != PLAYING or self.policy is None:
             return frozenset()
         return frozenset(self.policy.whisper.get(src, frozenset()))
 
-    def _stop_whisper(self, src: str) -> None:
-        dst = self.whispers.pop(src, None)
-        if dst is None:
-            return
-        self.voice.whisper_stop(src)
-        note = {"type": "whisper", "from": src, "to": dst, "active": False}
-        for pid in (dst, src):
+    def _whisper_change(self, notes: list[Note]) -> None:
+        """The whisper set changed: the voice's routing first, then the notes."""
+        if notes:
+            self._apply_routing()
+            self._send_notes(notes)
+
+    def _send_notes(self, notes: list[Note]) -> None:
+        for pid, note in notes:
             m = self.members.get(pid)
             if m is not None and m.conn is not None:
                 m.conn.send(note)
@@ -578,7 +624,8 @@ class Room:
             await self._set_host(self._next_host(after=member.id, online_only=False))
         del self.members[member.id]
         await self.store.set_kicked(self.code, member.id, why)
-        self._stop_whisper(member.id)
+        self._send_notes(self.whispers.forget(member.id, TARGET_LEFT))
+        self.whispers.release(member.id)
         self.voice.drop(member.id)
         self._last_view.pop(member.id, None)
         if member.conn is not None:
@@ -608,6 +655,7 @@ class Room:
         self.game_players = players
         self.status = PLAYING
         self._last_view.clear()
+        self.whispers.hushed.clear()  # a new game: everyone starts heard as the rules say
         self._broadcast_room()
         # new_game returns no events: the core says how the game starts (the first turn).
         await self._after_change(game.opening_events(state))
@@ -617,10 +665,9 @@ class Room:
         if self.status == PLAYING and game.result(self.state) is not None:
             await self._finish()
         self.policy = game.audio_policy(self.state) if self.state is not None else None
-        for src, dst in list(self.whispers.items()):
-            if dst not in self._whisper_targets(src):
-                self._stop_whisper(src)
+        ended = self.whispers.keep_only(lambda src, dst: dst in self._whisper_targets(src))
         self._apply_routing()
+        self._send_notes(ended)
         for name, listeners in game.cues(self.state, events):
             self._cue(name, listeners)
         self._send_views()
@@ -643,6 +690,8 @@ class Room:
                 m.conn.send({"type": "cue", "name": name})
 
     def _send_views(self) -> None:
+        # A game change may change the room too (phase, scores): the room goes first.
+        self._flush_room()
         for m in self.members.values():
             self._send_view(m)
 
@@ -656,8 +705,9 @@ class Room:
         if self._last_view.get(member.id) == text:
             return
         self._last_view[member.id] = text
-        member.conn.send_text(
-            f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
+        # A view is the player's whole picture: a newer one replaces one still queued.
+        member.conn.send_latest(
+            "view", f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}')
 
     def _room_message(self) -> dict[str, Any]:
         evening = game.evening(self.results)
@@ -678,11 +728,44 @@ class Room:
             "game": self.game_n,
             "max_players": self.settings.max_players,
             "evening": evening,
+            "banned": list(self.banned),
         }
 
+    def _room_text(self) -> str:
+        return json.dumps(self._room_message(), separators=(",", ":"), ensure_ascii=False)
+
     def _broadcast_room(self) -> None:
-        self._send_all(json.dumps(self._room_message(), separators=(",", ":"),
-                                  ensure_ascii=False))
+        """The roster, host, settings or phase changed: everyone gets one `room` message.
+
+        Coalesced: sent at the end of the actor's turn, and no more often than
+        `room_broadcast_window`, so a burst of changes (a reconnect flood) is one
+        message. Each socket is sent only a `room` that differs from its last one.
+        """
+        self._room_dirty = True
+
+    def _end_of_turn(self) -> None:
+        """After each command: send the pending `room` now or when the window allows."""
+        if not self._room_dirty or self._room_flush is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._room_flushed_at + self.settings.room_broadcast_window - loop.time()
+        if wait <= 0:
+            self._flush_room()
+        else:
+            self._room_flush = loop.call_later(wait, self.post, self._flush_room)
+
+    def _flush_room(self) -> None:
+        if self._room_flush is not None:
+            self._room_flush.cancel()
+            self._room_flush = None
+        if not self._room_dirty:
+            return
+        self._room_dirty = False
+        self._room_flushed_at = asyncio.get_running_loop().time()
+        text = self._room_text()
+        for m in self.members.values():
+            if m.conn is not None:
+                m.conn.send_room(text)
 
     # Restore ----------------------------------------------------------------
 
@@ -696,6 +779,7 @@ class Room:
         self.options = row.settings.get("options") or game.default_options(self.preset)
         self.host = row.host
         self.results = await self.store.results(self.code)
+        self.banned = await self.store.bans(self.code)
         now = self.clock()
         for p in await self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)

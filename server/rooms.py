@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,9 @@ class Rooms:
         self.clock = clock
         self.cluster = cluster
         self.rooms: dict[str, Room] = {}
+        # Who created each live room (a client address), for the per-address cap. Kept in
+        # memory only: after a restart the restored rooms count for nobody.
+        self.creators: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
         self._evicting: set[asyncio.Task[None]] = set()
 
@@ -92,16 +96,24 @@ class Rooms:
         return self.rooms.get(code)
 
     async def create(self, name: str, color: str | None, preset: str | None,
-                     lang: str | None) -> tuple[Room, str, str]:
-        """A new room with its creator as host: (room, player id, token)."""
+                     lang: str | None, address: str | None = None) -> tuple[Room, str, str]:
+        """A new room with its creator as host: (room, player id, token).
+
+        `address`: the creator's client address; one address may have at most
+        `max_rooms_per_address` live rooms (429 `too_many_rooms_here`).
+        """
         preset = preset or "intruso"
         if preset not in game.PRESETS:
             raise RoomError(422, "bad_preset", f"unknown preset {preset!r}")
         clean_name(name)  # refuse a bad name before creating anything
-        if color is not None and not COLOR_RE.match(color):
+        if color is not None and not COLOR_RE.fullmatch(color):
             raise RoomError(422, "bad_color", "a colour is #rrggbb")
         if len(self.rooms) >= self.settings.max_rooms:
             raise RoomError(503, "too_many_rooms", "the server is full; try again later")
+        if address is not None and sum(1 for a in self.creators.values() if a == address) \
+                >= self.settings.max_rooms_per_address:
+            raise RoomError(429, "too_many_rooms_here",
+                            "this address already has its share of open rooms")
         options = game.default_options(preset)
         if lang:
             try:
@@ -120,6 +132,8 @@ class Rooms:
         room.preset, room.options = preset, options
         room.start()
         self.rooms[code] = room
+        if address is not None:
+            self.creators[code] = address
         pid, token = await room.call(room.cmd_add_member, name, color)
         return room, pid, token
 
@@ -165,6 +179,7 @@ class Rooms:
     async def close_room(self, code: str) -> None:
         """Close a room for good (nobody comes back): unload it, mark it closed."""
         room = self.rooms.pop(code, None)
+        self.creators.pop(code, None)
         if room is None:
             return
         await room.stop(P.CLOSE_ROOM_CLOSED)
@@ -226,5 +241,9 @@ class Rooms:
         online = sum(1 for r in self.rooms.values() for m in r.members.values() if m.online)
         playing = sum(1 for r in self.rooms.values() if r.status == PLAYING)
         voices = [v for v in (r.voice.stats() for r in self.rooms.values()) if v is not None]
+        guard = sys.modules.get("server.iceguard")  # loaded with the voice layer, if at all
+        db = getattr(getattr(self.store, "sync", None), "db", None)  # SQLite only
         return {"rooms": len(self.rooms), "rooms_playing": playing, "players": players,
-                "players_online": online, "voices": voices}
+                "players_online": online, "voices": voices,
+                "db_changes": db.total_changes if db is not None else 0,
+                "ice_refused": guard.refused_candidates[0] if guard is not None else 0}

@@ -16,6 +16,11 @@ between the network and it:
 Hostile input stops here: an offer is checked line by line before aiortc
 parses it, and anything aiortc raises while negotiating becomes a
 `VoiceError`, so a bad offer never reaches the room's loop.
+
+ICE lets a client name the addresses the server sends connectivity checks
+(STUN) to. That is bounded (docs/protocol.md, "Voice"): at most
+`max_candidates` candidates per offer here, and the addresses themselves in
+server/iceguard.py (loopback and link-local ones only when allowed).
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ log = logging.getLogger(__name__)
 MAX_SDP_BYTES = 20_000
 MAX_SDP_LINES = 400
 MAX_LINE = 2048
-MAX_CANDIDATES = 40
+MAX_CANDIDATES = 20  # remote candidates in one offer (a browser's complete offer has a few)
 NEGOTIATION_TIMEOUT = 10.0
 # Frames aiortc's audio jitter buffer holds back before decoding. Its default
 # (4) adds 80 ms; 0 hands packets straight to the decoder, since the mixer's
@@ -64,9 +69,10 @@ NTP_EPOCH_OFFSET = 2_208_988_800  # seconds from 1900 (NTP) to 1970 (Unix)
 SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
-_LINE = re.compile(r"^[vosiuepcbtrzkam]=[\x20-\x7e]*$")
-_MLINE = re.compile(r"^m=(\w+) \d+ [A-Za-z/]+( \w+)+$")
-_RTPMAP = re.compile(r"^a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?$")
+# Used with fullmatch only (with match, "$" also accepts a trailing newline).
+_LINE = re.compile(r"[vosiuepcbtrzkam]=[\x20-\x7e]*")
+_MLINE = re.compile(r"m=(\w+) \d+ [A-Za-z/]+( \w+)+")
+_RTPMAP = re.compile(r"a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?")
 
 
 class VoiceError(Exception):
@@ -77,10 +83,11 @@ class VoiceError(Exception):
         self.code = code
 
 
-def validate_offer(sdp: str) -> None:
-    """Refuse an offer aiortc should never see: too large, malformed, not one Opus audio line.
+def validate_offer(sdp: str, max_candidates: int = MAX_CANDIDATES) -> None:
+    """Refuse an offer aiortc should never see: too large, malformed, not one Opus audio
+    line, more than `max_candidates` ICE candidates.
 
-    Raises VoiceError("sdp_too_large" | "bad_sdp" | "no_audio").
+    Raises VoiceError("sdp_too_large" | "bad_sdp" | "no_audio" | "too_many_candidates").
     """
     if not isinstance(sdp, str):
         raise VoiceError("bad_sdp", "sdp must be a string")
@@ -96,14 +103,14 @@ def validate_offer(sdp: str) -> None:
     candidates = 0
     has_ufrag = has_pwd = has_fp = False
     for ln in lines:
-        if len(ln) > MAX_LINE or not _LINE.match(ln):
+        if len(ln) > MAX_LINE or not _LINE.fullmatch(ln):
             raise VoiceError("bad_sdp", "malformed line")
         if ln.startswith("m="):
-            if not _MLINE.match(ln):
+            if not _MLINE.fullmatch(ln):
                 raise VoiceError("bad_sdp", "malformed m-line")
             mlines.append(ln)
         elif ln.startswith("a=rtpmap:"):
-            m = _RTPMAP.match(ln)
+            m = _RTPMAP.fullmatch(ln)
             if not m:
                 raise VoiceError("bad_sdp", "malformed rtpmap")
             if m.group(2).lower() == "opus" and m.group(3) == "48000" and len(mlines) == 1:
@@ -122,8 +129,8 @@ def validate_offer(sdp: str) -> None:
     offered = set(audio[0].split()[3:])
     if not opus_pts & offered:
         raise VoiceError("no_audio", "opus/48000 must be offered")
-    if candidates > MAX_CANDIDATES:
-        raise VoiceError("bad_sdp", "too many candidates")
+    if candidates > max_candidates:
+        raise VoiceError("too_many_candidates", f"more than {max_candidates} ICE candidates")
     if not (has_ufrag and has_pwd and has_fp):
         raise VoiceError("bad_sdp", "ICE credentials and DTLS fingerprint are required")
     try:
@@ -145,7 +152,7 @@ def ask_for_dtx(answer: str) -> str:
     has_fmtp = {ln.split()[0].split(":")[1] for ln in lines if ln.startswith("a=fmtp:")}
     for ln in lines:
         out.append(ln)
-        m = _RTPMAP.match(ln)
+        m = _RTPMAP.fullmatch(ln)
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
     return "\r\n".join(out)
@@ -419,6 +426,7 @@ async def open_peer(
     offer_sdp: str,
     *,
     ice_servers: list[dict] | None,
+    max_candidates: int = MAX_CANDIDATES,
     on_pcm: Callable[[str, np.ndarray], None],
     on_closed: Callable[[str, Peer], None] | None = None,
 ) -> tuple[Peer, str]:
@@ -427,7 +435,7 @@ async def open_peer(
     The offer is validated first; every failure closes the half-built
     connection and raises VoiceError, so nothing leaks into the room.
     """
-    validate_offer(offer_sdp)
+    validate_offer(offer_sdp, max_candidates)
     pc = RTCPeerConnection(rtc_configuration(ice_servers))
     track = MixTrack()
     peer = Peer(pid=pid, pc=pc, track=track)

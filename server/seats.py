@@ -16,8 +16,8 @@ PALETTE = (
     "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
     "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#800000", "#aaffc3",
 )  # fmt: skip
-# \A...\Z: "$" would also match before a trailing newline ("#aabbcc\n"),
-# and server/rooms.py calls .match on it.
+# \A...\Z (and fullmatch wherever it is used): "$" would also match before a
+# trailing newline ("#aabbcc\n").
 COLOR_RE = re.compile(r"\A#[0-9a-fA-F]{6}\Z")
 MAX_NAME = 24
 
@@ -74,7 +74,7 @@ def name_key(name: str) -> str:
 def pick_color(wanted: str | None, used: set[str], seat: int) -> str:
     """The colour asked for (#rrggbb), else the first palette colour nobody uses."""
     if wanted is not None:
-        if not COLOR_RE.fullmatch(wanted):
+        if not isinstance(wanted, str) or not COLOR_RE.fullmatch(wanted):
             raise RoomError(422, "bad_color", "a colour is #rrggbb")
         return wanted.lower()
     for c in PALETTE:

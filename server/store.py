@@ -66,6 +66,12 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,             -- JSON, exactly what game.apply accepted
     PRIMARY KEY (room, game, seq)
 );
+CREATE TABLE IF NOT EXISTS bans (
+    room   TEXT NOT NULL,
+    name   TEXT NOT NULL,             -- the kicked player's name as shown; compared folded
+    since  REAL NOT NULL,
+    PRIMARY KEY (room, name)
+);
 CREATE INDEX IF NOT EXISTS rooms_status ON rooms(status);
 """
 
@@ -219,6 +225,21 @@ class Store:
             "SELECT room, id, kicked FROM players WHERE token_hash = ?", (token_hash,)
         ).fetchone()
         return (row[0], row[1], row[2]) if row else None
+
+    # Bans: names the host kicked, kept out of the room until let back in -----
+
+    def add_ban(self, code: str, name: str, now: float) -> None:
+        self.db.execute("INSERT OR IGNORE INTO bans (room, name, since) VALUES (?, ?, ?)",
+                        (code, name, now))
+
+    def remove_ban(self, code: str, name: str) -> None:
+        self.db.execute("DELETE FROM bans WHERE room = ? AND name = ?", (code, name))
+
+    def bans(self, code: str) -> list[str]:
+        """The banned names of a room, oldest first."""
+        rows = self.db.execute("SELECT name FROM bans WHERE room = ? ORDER BY since, name",
+                               (code,))
+        return [name for (name,) in rows]
 
     # Games and the action log ---------------------------------------------
 

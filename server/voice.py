@@ -21,7 +21,13 @@ per-tick cost, and Opus packets decode with any decoder, so a listener
 switching group hears at most a short artefact where the encoder's
 prediction state changes.
 
-Until the room calls `set_routing`, every connected player is public.
+Until the room calls `set_routing`, every connected player is public. The
+routing is the whole truth, whispers in progress included (`Routing.whispering`,
+kept by the room): the voice keeps and drops no whisper of its own.
+
+The loop runs only while at least one peer is connected: it starts with the
+first accepted offer and stops when the last peer is dropped or lost, so a
+room nobody listens to costs nothing (a refused offer starts nothing).
 """
 
 from __future__ import annotations
@@ -38,9 +44,9 @@ import numpy as np
 
 from audio import CueBank, FrameClock, RoomMixer, Routing
 from server.opus import OpusEncoder, OpusSettings
-from server.rtc import Peer, VoiceError, open_peer
+from server.rtc import Peer, VoiceError, open_peer, validate_offer
 
-__all__ = ["RoomVoice", "VoiceError"]
+__all__ = ["RoomVoice", "VoiceError", "validate_offer"]
 
 log = logging.getLogger(__name__)
 
@@ -94,16 +100,22 @@ class RoomVoice:
         *,
         ice_servers: list[dict] | None = None,
         on_mouths: Callable[[dict[str, float]], None] | None = None,
+        on_peer_lost: Callable[[str], None] | None = None,
         seed: int = 0,
         opus: OpusSettings | None = None,
         cues: CueBank | None = None,
         dtx: bool = True,
+        max_candidates: int | None = None,
     ) -> None:
         """`dtx`: stop sending a listener packets while their mix stays silent
-        (one every 400 ms), as a browser's Opus DTX does on its uplink."""
+        (one every 400 ms), as a browser's Opus DTX does on its uplink.
+        `on_peer_lost(pid)`: a player's connection failed or was closed by the
+        other end (not by `drop` nor by a newer offer)."""
         self.room_code = room_code
         self._ice_servers = list(ice_servers or [])
         self._on_mouths = on_mouths
+        self._on_peer_lost = on_peer_lost
+        self._max_candidates = max_candidates
         self._opus = opus or OpusSettings()
         self._dtx = dtx
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
@@ -113,6 +125,8 @@ class RoomVoice:
         self._locks: dict[str, asyncio.Lock] = {}
         self._encoders: dict[frozenset[str], _Encoder] = {}
         self._task: asyncio.Task | None = None
+        self._started = False  # between start() and stop(): the loop runs while peers exist
+        self._loop_starts = 0
         self._tick = 0
         self._mouth_acc: dict[str, float] = {}
         # stats
@@ -128,23 +142,45 @@ class RoomVoice:
     # ----------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
-        """Start the 20 ms mixer loop (idempotent)."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"voice-{self.room_code}"
-            )
+        """Let the 20 ms mixer loop run; it runs while at least one peer is connected
+        (idempotent)."""
+        self._started = True
+        self._loop_if_needed()
 
     async def stop(self) -> None:
         """Stop the loop and close every peer."""
-        if self._task is not None:
-            self._task.cancel()
+        self._started = False
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+                await task
         peers = list(self._peers.values())
         self._peers.clear()
         await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
         self._encoders.clear()
+
+    @property
+    def loop_running(self) -> bool:
+        """True while the 20 ms loop runs (started, and somebody connected)."""
+        return self._task is not None and not self._task.done()
+
+    def _loop_if_needed(self) -> None:
+        """Start the loop when started with a peer; stop it when no peer is left."""
+        if self._started and self._peers:
+            if not self.loop_running:
+                self._loop_starts += 1
+                self._task = asyncio.get_running_loop().create_task(
+                    self._run(), name=f"voice-{self.room_code}")
+        elif self._task is not None:
+            self._task.cancel()
+            self._task = None
+            self._encoders.clear()
+            self._mouth_acc = {}
+            if self._on_mouths is not None:
+                # Otherwise the mouths seen last would stay open on every screen.
+                with contextlib.suppress(Exception):
+                    self._on_mouths({pid: 0.0 for pid in self._players})
 
     # --------------------------------------------------------------------- peers
 
@@ -157,9 +193,11 @@ class RoomVoice:
         lock = self._locks.setdefault(pid, asyncio.Lock())
         async with lock:
             try:
+                limits = {} if self._max_candidates is None else {
+                    "max_candidates": self._max_candidates}
                 peer, answer = await open_peer(
                     pid, sdp, ice_servers=self._ice_servers, on_pcm=self._on_pcm,
-                    on_closed=self._on_peer_closed,
+                    on_closed=self._on_peer_closed, **limits,
                 )
             except VoiceError:
                 self._refused += 1
@@ -171,6 +209,7 @@ class RoomVoice:
             else:
                 self._ensure_player(pid)
                 self._lobby_routing()
+            self._loop_if_needed()
             return answer
 
     async def drop(self, pid: str) -> None:
@@ -182,6 +221,7 @@ class RoomVoice:
             self._players.discard(pid)
             self.mixer.remove_player(pid)
         self._lobby_routing()
+        self._loop_if_needed()
 
     def _lobby_routing(self) -> None:
         # Until the room gives a routing, everyone connected talks to everyone
@@ -199,6 +239,12 @@ class RoomVoice:
         if self._peers.get(pid) is peer:
             self._peers.pop(pid, None)
             asyncio.ensure_future(peer.close())
+            self._loop_if_needed()
+            if self._on_peer_lost is not None:
+                try:
+                    self._on_peer_lost(pid)
+                except Exception:
+                    log.exception("on_peer_lost failed in room %s", self.room_code)
 
     def _on_pcm(self, pid: str, pcm: np.ndarray) -> None:
         if pid in self._peers:
@@ -212,25 +258,16 @@ class RoomVoice:
     # ------------------------------------------------------------------- routing
 
     def set_routing(self, routing: Routing) -> None:
-        """Apply the game's routing from the next tick (stops whispers it forbids).
+        """Apply the room's routing, whispers in progress included, from the next tick.
 
         Before the first call every connected player is public, as in a lobby.
+        A whisper's target that has no voice here is not added: its whisperer
+        is then heard by nobody.
         """
         for pid in _routing_players(routing):
             self._ensure_player(pid)
         self._routed = True
         self.mixer.set_routing(routing)
-
-    def whisper_start(self, src: str, dst: str) -> None:
-        """Start `src` whispering to `dst`; ValueError if the routing forbids it."""
-        self._ensure_player(src)
-        self._ensure_player(dst)
-        self.mixer.start_whisper(src, dst)
-
-    def whisper_stop(self, src: str) -> None:
-        """Stop `src`'s whisper (no error if none)."""
-        if src in self._players:
-            self.mixer.stop_whisper(src)
 
     def play_cue(self, name: str, listeners: Iterable[str]) -> None:
         """Play a named cue (audio/cues) to these listeners from the next tick."""
@@ -370,6 +407,8 @@ class RoomVoice:
             "late_ticks": self._late,
             "missed_ticks": self._clock.missed if self._clock is not None else 0,
             "refused_offers": self._refused,
+            "loop_running": self.loop_running,
+            "loop_starts": self._loop_starts,
             "track_drops": sum(p.track.dropped for p in self._peers.values()),
             "frames_in": sum(p.frames_in for p in self._peers.values()),
             "silent_frames_in": sum(p.silent_in for p in self._peers.values()),
@@ -383,4 +422,5 @@ def _routing_players(routing: Routing) -> set[str]:
     for src, dsts in dict(routing.whisper).items():
         players.add(src)
         players |= set(dsts)
+    players |= set(routing.whispering)
     return players

@@ -47,14 +47,20 @@ class VoiceLink:
     def __init__(self, code: str, ice_servers: Iterable[dict[str, Any]],
                  send_all: Callable[[str], None],
                  mouths_allowed: Callable[[], Collection[str]],
-                 routing_now: Callable[[], Any]) -> None:
-        """`routing_now()` is the room's current audio.Routing, asked whenever it may be stale."""
+                 routing_now: Callable[[], Any],
+                 on_peer_lost: Callable[[str], None] | None = None,
+                 max_candidates: int | None = None) -> None:
+        """`routing_now()` is the room's current audio.Routing (whispers in progress
+        included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
+        connection dropped by itself."""
         self.code = code
         self.ice_servers = list(ice_servers)
         self.voice: Any = None
         self._send_all = send_all
         self._mouths_allowed = mouths_allowed
         self._routing_now = routing_now
+        self._on_peer_lost = on_peer_lost
+        self._max_candidates = max_candidates
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False
@@ -80,7 +86,8 @@ class VoiceLink:
             if self.voice is None:
                 voice = voice_module().RoomVoice(
                     self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
-                    seed=new_seed() % (2**31))
+                    on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31),
+                    max_candidates=self._max_candidates)
                 await voice.start()
                 self.voice = voice
                 self.refresh()
@@ -90,6 +97,11 @@ class VoiceLink:
                          still_current: Callable[[], bool]) -> None:
         mod = voice_module()
         try:
+            # Checked before anything is built: a refused offer starts no voice loop.
+            if self._max_candidates is None:
+                mod.validate_offer(sdp)
+            else:
+                mod.validate_offer(sdp, self._max_candidates)
             voice = await self._ensure()
             answer = await voice.offer(pid, sdp)
         except Exception as exc:
@@ -119,16 +131,6 @@ class VoiceLink:
                 self.voice.set_routing(self._routing_now())
             except Exception:
                 log.exception("room %s: set_routing failed", self.code)
-
-    def whisper_start(self, src: str, dst: str) -> None:
-        """Raises ValueError if the mixer refuses (the routing forbids it)."""
-        if self.voice is not None:
-            self.voice.whisper_start(src, dst)
-
-    def whisper_stop(self, src: str) -> None:
-        if self.voice is not None:
-            with contextlib.suppress(Exception):
-                self.voice.whisper_stop(src)
 
     def play_cue(self, name: str, listeners: list[str]) -> None:
         if self.voice is not None:

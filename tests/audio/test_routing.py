@@ -94,16 +94,20 @@ def test_whisper_not_allowed_by_routing_is_refused():
     assert m.whispers == {}
 
 
-def test_new_routing_stops_whispers_it_no_longer_allows():
+def test_a_routing_carries_the_whispers_in_progress_and_the_mixer_keeps_none_of_its_own():
+    # Issue 8: one owner of the whisper set. A routing without a whisper ends it;
+    # the mixer neither keeps nor drops a whisper on its own.
     allow = {"p1": frozenset({"p2"}), "p3": frozenset({"p4"})}
     m = _room(Routing(public=frozenset(PLAYERS), whisper=allow))
     m.start_whisper("p1", "p2")
     m.start_whisper("p3", "p4")
-    m.set_routing(Routing(public=frozenset(PLAYERS), whisper={"p3": frozenset({"p4"})}))
+    m.set_routing(Routing(public=frozenset(PLAYERS), whisper={"p3": frozenset({"p4"})},
+                          whispering={"p3": "p4"}))
     assert m.whispers == {"p3": "p4"}
     mixes, _, _ = run(m, _signals(), TICKS)
     assert "p1" in _heard(mixes, "p0")  # p1 is back on the public bus
     assert "p3" not in _heard(mixes, "p0")
+    assert _heard(mixes, "p4") >= {"p3"}
 
 
 def test_stopped_whisper_returns_to_the_public_bus():
@@ -176,13 +180,26 @@ def test_drunk_effect_changes_that_voice_for_every_listener_only():
     assert steps.max() < 0.1
 
 
-def test_removed_player_is_gone_from_every_mix_and_whisper():
-    routing = Routing(public=frozenset(PLAYERS), whisper={"p1": frozenset({"p2"})})
-    m = _room(routing)
-    m.start_whisper("p1", "p2")
+def test_removed_player_is_gone_from_every_mix():
+    m = _room(Routing(public=frozenset(PLAYERS)))
     m.remove_player("p2")
-    assert m.whispers == {}
     players = [p for p in PLAYERS if p != "p2"]
     mixes, _, _ = run(m, _signals(players), TICKS)
     assert set(mixes) == set(players)
     assert _heard(mixes, "p0") == set(players) - {"p0"}
+
+
+def test_a_whisperer_whose_target_leaves_the_mix_is_heard_by_nobody_not_by_everyone():
+    # Issue 8: removing the target used to drop the whisper inside the mixer and put
+    # the whisperer back on the public bus while the room still said "whispering".
+    routing = Routing(public=frozenset(PLAYERS), whisper={"p1": frozenset({"p2"})})
+    m = _room(routing)
+    m.start_whisper("p1", "p2")
+    m.remove_player("p2")
+    assert m.whispers == {"p1": "p2"}  # the owner of the routing ends it, not the mixer
+    players = [p for p in PLAYERS if p != "p2"]
+    mixes, _, _ = run(m, _signals(players), TICKS)
+    for p in players:
+        assert "p1" not in _heard(mixes, p)
+        assert tone_levels(mixes[p], [FREQ["p1"]])[FREQ["p1"]] < -200  # an exact zero
+    assert _heard(mixes, "p0") == set(players) - {"p0", "p1"}

@@ -60,6 +60,7 @@ class Player:
     context: object
     page: object
     errors: list = field(default_factory=list)
+    console: list = field(default_factory=list)  # console errors and warnings, as text
 
     # ---- reading the page ----
     def state(self, expr: str):
@@ -77,6 +78,11 @@ class Player:
 
     def levels(self, freqs: list[float]) -> list[float]:
         return self.page.evaluate("(f) => window.__sussurro.toneLevels(f)", freqs)
+
+    def csp_violations(self) -> list[str]:
+        """What the page's Content-Security-Policy refused so far (event and console)."""
+        seen = self.page.evaluate("window.__csp || []")
+        return seen + [m for m in self.console if "Content Security Policy" in m]
 
     def overflow(self) -> tuple[int, int]:
         return tuple(self.page.evaluate(
@@ -117,6 +123,12 @@ def launch_player(pw, tmp: Path, name: str, freq: float, *, viewport=PHONE, loca
     page.set_default_timeout(15000)
     player = Player(name=name, freq=freq, context=context, page=page)
     page.on("pageerror", lambda e: player.errors.append(str(e)))
+    page.on("console", lambda m: player.console.append(m.text)
+            if m.type in ("error", "warning") else None)
+    # Content-Security-Policy refusals, as the page sees them (securitypolicyviolation).
+    page.add_init_script("""window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));""")
     return player
 
 

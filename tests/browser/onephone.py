@@ -28,10 +28,30 @@ def launch(pw, profile: Path, locale: str = "en-GB"):
     return ctx, page, errors
 
 
+def wait_js(page, expr: str, timeout: float = 20_000, step: float = 0.1) -> None:
+    """Until the JavaScript expression `expr` is truthy in the page (timeout in ms).
+
+    Polled with `page.evaluate`, which the page's Content-Security-Policy does not
+    govern; Playwright's `wait_for_function` compiles its predicate from a string in
+    the page, which a policy without 'unsafe-eval' (the server's) refuses.
+    """
+    end = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            if page.evaluate(expr):
+                return
+        except Exception as exc:  # a navigation (reload) between two polls
+            if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
+                raise
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {expr!r}")
+        time.sleep(step)
+
+
 def wait_playable(page, timeout: float = 120_000) -> None:
     """Until the page shows a screen of the game (Pyodide and the core loaded)."""
-    page.wait_for_function("window.__onephone && ['setup', 'play', 'end'].includes(window.__onephone.screen)",
-                           timeout=timeout)
+    wait_js(page, "window.__onephone && ['setup', 'play', 'end'].includes(window.__onephone.screen)",
+            timeout=timeout)
 
 
 def setup_game(page, names: list[str], preset: str) -> None:
@@ -42,7 +62,7 @@ def setup_game(page, names: list[str], preset: str) -> None:
     for i, name in enumerate(names):
         inputs.nth(i).fill(name)
     page.select_option("#opt-preset", preset)
-    page.wait_for_function(f"document.querySelector('#opt-preset').value === '{preset}'")
+    wait_js(page, f"document.querySelector('#opt-preset').value === '{preset}'")
     page.click("#start")
     page.wait_for_selector(".onephone-play")
 
@@ -110,9 +130,9 @@ def play_to_end(page, max_steps: int = 400, reload_at: int | None = None) -> lis
             return done
         if what in ("turn", "ready", "vote", "guess", "go_on"):
             # The core answers asynchronously: wait for the screen to move on.
-            page.wait_for_function(
-                f"JSON.stringify(window.__onephone.record()?.log?.length ?? -1) !== '{before}'"
-                " || document.querySelector('#end')", timeout=20000)
+            wait_js(page,
+                    f"JSON.stringify(window.__onephone.record()?.log?.length ?? -1) !== '{before}'"
+                    " || document.querySelector('#end')", timeout=20000)
     raise AssertionError(f"no end screen after {max_steps} steps: {done[-30:]}")
 
 

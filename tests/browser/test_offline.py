@@ -20,6 +20,7 @@ from tests.browser.onephone import (
     replay_bytes,
     setup_game,
     step,
+    wait_js,
     wait_playable,
 )
 from tests.support.server_proc import ServerProc
@@ -116,7 +117,7 @@ def test_one_tap_vote_and_card_again(pw, tmp_path, built):
             target = page.locator(".pick-grid .avatar").first.get_attribute("data-pid")
             n = page.evaluate("window.__onephone.record().log.length")
             page.locator(".pick-grid .avatar").first.click()
-            page.wait_for_function(f"window.__onephone.record().log.length > {n}")
+            wait_js(page, f"window.__onephone.record().log.length > {n}")
             last = page.evaluate("window.__onephone.record().log.at(-1)")
             assert last["action"] == {"type": "table_vote", "tally": {target: 1}}
             assert not errors, errors

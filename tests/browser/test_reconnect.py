@@ -47,6 +47,10 @@ def test_pages_reconnect_to_their_seats_with_voice_after_a_server_restart(server
         assert ada.page.url.split("?")[0].endswith(f"/r/{code}")
         for p in (ada, bea):
             assert not p.errors, (p.name, p.errors)
+            # The server's Content-Security-Policy (issue 8) refused nothing the client does:
+            # its scripts, styles, favicon, the WebSocket, the voice's media stream.
+            assert p.page.evaluate("!!window.__csp"), "the CSP listener is installed"
+            assert p.csp_violations() == [], (p.name, p.csp_violations())
     finally:
         ada.context.close()
         bea.context.close()

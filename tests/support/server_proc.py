@@ -41,8 +41,17 @@ RELAXED = {
     "SUSSURRO_CREATE_RATE": "100000",
     # WebRTC host candidates on loopback only: no test traffic on other addresses.
     "SUSSURRO_RTC_ADDRESSES": "127.0.0.1",
+    # ... and the server may check loopback candidates (refused by default).
+    "SUSSURRO_RTC_ALLOW_LOCAL_CANDIDATES": "1",
+    "SUSSURRO_RTC_OFFERS_PER_MINUTE": "100000",
     "SUSSURRO_WS_BURST": "1000",
     "SUSSURRO_WS_RATE": "1000",
+    "SUSSURRO_WS_CONNECT_BURST": "100000",
+    "SUSSURRO_WS_CONNECT_RATE": "100000",
+    "SUSSURRO_WS_ADDRESS_CONNECT_BURST": "100000",
+    "SUSSURRO_WS_ADDRESS_CONNECT_RATE": "100000",
+    "SUSSURRO_MAX_SOCKETS_PER_ADDRESS": "100000",
+    "SUSSURRO_MAX_ROOMS_PER_ADDRESS": "100000",
 }
 
 

@@ -38,7 +38,7 @@ export function face(player, size = 56) {
   h("svg:ellipse", {
     cx: 32, cy: 44, rx: 10, ry: 6, fill: "#3a1020", class: "mouth",
     "data-pid": player?.id || "", "data-level": "0",
-    style: "transform: scaleY(0.12)",
+    style: { transform: "scaleY(0.12)" },  // CSSOM: the CSP refuses style attributes
   }));
 }
 

@@ -31,6 +31,10 @@ export function banners(el) {
       const name = playerById(state.whisperingTo)?.name || "?";
       items.push(h("div", { class: "banner banner-whisper-out" }, t("whisper.to", { name })));
     }
+    if (state.whisperHeld) {
+      const name = playerById(state.whisperHeld)?.name || "?";
+      items.push(h("div", { class: "banner banner-whisper-held" }, t("whisper.held", { name })));
+    }
     fill(el, items);
   }
   function showToast() {
@@ -59,7 +63,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (["whispers", "whisperingTo", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
+      if (["whispers", "whisperingTo", "whisperHeld", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
       if (keys.has("notice")) showNotice();
     },

@@ -48,7 +48,8 @@ export class Connection {
     this.ws = ws;
     this.hooks.onStatus("connecting");
     ws.onopen = () => {
-      this.attempt = 0;
+      // The backoff restarts on `welcome`, not here: a connect the server throttles is
+      // opened, refused (rate_limited) and closed with 1013, and must back off further.
       this.hooks.onStatus("open");
       // No `hello`: the server sends welcome, room and view on connect by itself, and a
       // second welcome would start a second voice negotiation.
@@ -60,6 +61,7 @@ export class Connection {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") {
+        this.attempt = 0;
         if (msg.node) this.node = msg.node;
         if (Array.isArray(msg.nodes)) this.nodes = msg.nodes;
       } else if (msg.type === "moved") {

@@ -6,7 +6,7 @@ import { initialLang, setLang, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { Voice, getMic } from "./rtc.js";
 import { micApiAvailable } from "./secure.js";
-import { state, update } from "./state.js";
+import { playerById, state, update } from "./state.js";
 import * as storage from "./storage.js";
 
 let conn = null;
@@ -17,6 +17,7 @@ let lastTurnCue = "";
 let bestRtt = Infinity;
 let iceServers = [];
 let serverVoice = true;
+let welcomed = false;  // the current socket got its welcome
 
 // docs/protocol.md's close codes that mean "do not come back".
 const CLOSE_REASONS = {
@@ -82,7 +83,10 @@ export function enterRoom(code, seat) {
   if (location.pathname !== `/r/${code}`) {
     history.replaceState(null, "", `/r/${code}${location.search}`);
   }
-  update({ code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {} });
+  update({
+    code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {},
+    whisperingTo: null, whisperHeld: null,
+  });
   if (conn) conn.close();
   if (!voice) {
     voice = new Voice((msg) => send(msg), document.getElementById("remote-audio"), (v) => {
@@ -92,7 +96,7 @@ export function enterRoom(code, seat) {
   }
   conn = new Connection(seat.token, {
     onMessage: handleMessage,
-    onStatus: (s) => update({ conn: s }),
+    onStatus: (s) => { welcomed = false; update({ conn: s }); },
     onFinal: (closeCode) => leaveRoom(CLOSE_REASONS[closeCode] || "closed"),
     locate: (nodes) => locate(code, nodes),
   }, seat.node || null);
@@ -118,6 +122,10 @@ export function leaveRoom(reason = null) {
 }
 
 export function send(msg) {
+  // An offer on a socket the server has not welcomed yet would be answered before the
+  // welcome resets the voice's count of answers, and that answer would go to the wrong
+  // peer: the welcome starts the voice anyway.
+  if (msg.type === "rtc_offer" && !welcomed) return false;
   const ok = conn?.send(msg) ?? false;
   if (!ok && msg.type !== "ping" && msg.type !== "rtc_offer") {
     update({ lastError: { code: "offline", message: t("error.offline"), at: Date.now() } });
@@ -140,6 +148,7 @@ export function handleMessage(msg) {
   if (typeof msg.server_time === "number") measureOffset(msg);
   switch (msg.type) {
     case "welcome":
+      welcomed = true;
       // `room` here is the code; the full room follows in its own message.
       update({ player: msg.player ?? state.player });
       iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
@@ -163,7 +172,15 @@ export function handleMessage(msg) {
     case "whisper": {
       // The whisperer gets the same message: only whispers *to me* make a banner.
       if (msg.to && msg.to !== state.player) {
-        if (msg.from === state.player && !msg.active) update({ whisperingTo: null });
+        if (msg.from === state.player && !msg.active) {
+          // Ended without me (the target left, lost their voice, the phase changed): the
+          // server keeps me silent for everyone until I let go, and says so.
+          update({ whisperingTo: null, whisperHeld: msg.hushed ? msg.to : null });
+          if (msg.hushed) {
+            const name = playerById(msg.to)?.name || "?";
+            update({ notice: { text: t(`whisper.ended.${msg.reason}`, { name }), at: Date.now() } });
+          }
+        }
         break;
       }
       const whispers = { ...state.whispers };
@@ -297,6 +314,6 @@ export function whisperStart(to) {
 }
 
 export function whisperStop() {
-  if (state.whisperingTo) send({ type: "whisper_stop" });
-  update({ whisperingTo: null });
+  if (state.whisperingTo || state.whisperHeld) send({ type: "whisper_stop" });
+  update({ whisperingTo: null, whisperHeld: null });
 }

@@ -11,6 +11,7 @@ export const state = {
   mouths: {},          // pid -> 0..1
   whispers: {},        // pid -> true while that player whispers to me
   whisperingTo: null,  // pid I am whispering to
+  whisperHeld: null,   // pid my whisper was to, when it ended without me: nobody hears me until I let go
   conn: "idle",        // idle | connecting | open | closed
   mic: "unknown",      // unknown | asking | on | denied | missing | skipped | insecure
   micMuted: false,

@@ -69,7 +69,7 @@ export function mountGame(root) {
   });
 
   // A whisper ends when the finger lifts anywhere, even if the avatar was redrawn meanwhile.
-  const stopWhisper = () => { if (state.whisperingTo) session.whisperStop(); };
+  const stopWhisper = () => { if (state.whisperingTo || state.whisperHeld) session.whisperStop(); };
   document.addEventListener("pointerup", stopWhisper);
   document.addEventListener("pointercancel", stopWhisper);
 

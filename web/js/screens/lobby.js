@@ -60,7 +60,7 @@ export function mountLobby(root) {
     const host = room.host;
     const me = state.player;
     const amHost = isHost();
-    region(players, [room.players, host, me, amHost, t("lobby.players")], () => [
+    region(players, [room.players, room.banned, host, me, amHost, t("lobby.players")], () => [
       h("h2", {}, t("lobby.players"), " ", h("span", { class: "count" }, `(${(room.players || []).length})`)),
       h("ul", { class: "player-list" }, (room.players || []).map((p) => h("li", {
         class: `player-row ${p.online === false ? "offline" : ""}`, "data-pid": p.id,
@@ -81,6 +81,15 @@ export function mountLobby(root) {
           class: "iconbtn danger", "aria-label": t("lobby.kick", { name: p.name }),
           onclick: () => { if (confirm(t("lobby.kick_confirm", { name: p.name }))) session.send({ type: "kick", player: p.id }); },
         }, icon("close", 18))) : null))),
+      // Kicked names stay out of the room until the host lets them back in.
+      amHost && room.banned?.length ? h("div", { class: "banned", id: "banned" },
+        h("h3", {}, t("lobby.banned_title")),
+        h("ul", { class: "banned-list" }, room.banned.map((name) => h("li", { class: "banned-row" },
+          h("span", { class: "pname" }, name),
+          h("button", {
+            class: "btn btn-ghost unban-btn", "data-name": name,
+            onclick: () => session.send({ type: "unban", name }),
+          }, t("lobby.unban")))))) : null,
     ]);
 
     region(mic, [state.mic, state.voice, t("mic.title")], () => micCard());

@@ -1,0 +1,139 @@
+"""Issue 8, "a whisper becomes public when its target drops": through a real `sussurro serve`
+and real WebRTC, a whisper whose target (or whisperer) drops never puts the whisperer's
+voice on the public bus; the whisperer is hushed and told at once, and a new whisper works.
+
+The whisperer talks on TONES[0] (the bin where the other seats' coding noise is lowest);
+"absent" means at least ISOLATION dB under the level its target heard while the whisper
+lasted, the same bar as the other voice tests: not a quieter copy.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.rtc_client import Tone
+from tests.e2e.bots import close_all, drive, open_bot_room, start_game
+from tests.e2e.voice_room import TONES, levels, record_all
+from tests.support.server_proc import ServerProc
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+PRESENT = -30.0
+ISOLATION = 60.0
+LONG = 1800
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    with ServerProc(tmp_path_factory.mktemp("whisper") / "s.db") as server:
+        yield server
+
+
+async def _debate(srv):
+    """Three talking bots in the debate: whisperer (TONES[0]), target, listener."""
+    bots = await open_bot_room(srv.base_url, [Tone(TONES[0]), Tone(TONES[1]), Tone(TONES[2])],
+                               options={"powers": [], "fantasmi": 0,
+                                        "timers": {"clue": 5, "debate": LONG}})
+    await start_game(bots)
+    await drive(bots, lambda v: v["phase"] == "debate", skip=("ready", "vote"))
+    return bots
+
+
+async def _whisper(whisperer, target) -> float:
+    """Start the whisper; the level at which the target hears the whisperer."""
+    mark = whisperer.client.mark()
+    await whisperer.client.send("whisper_start", to=target.pid)
+    await whisperer.client.wait_for(lambda m: m["type"] == "whisper" and m["active"], since=mark)
+    heard = levels(await record_all({target.pid: target}, 0.75), TONES[0])[target.pid]
+    assert heard > PRESENT, heard
+    return heard
+
+
+def _absent(rec, heard: float) -> None:
+    for pid, level in levels(rec, TONES[0]).items():
+        assert level < heard - ISOLATION, (pid, level, heard)
+
+
+async def _ended(bot, mark: int, *reasons: str) -> dict:
+    return await bot.client.wait_for(
+        lambda m: m["type"] == "whisper" and not m["active"] and m.get("reason") in reasons,
+        since=mark)
+
+
+async def test_the_targets_reload_hushes_the_whisperer_and_never_makes_them_public(srv):
+    bots = await _debate(srv)
+    w, t, listener = bots
+    try:
+        heard = await _whisper(w, t)
+        mark = w.client.mark()
+        await t.close()  # a reload, a locked phone: socket and voice gone
+        # whichever the server notices first: the voice or the socket closing
+        note = await _ended(w, mark, "target_left", "target_no_voice")
+        assert note["to"] == t.pid and note["hushed"] is True
+        _absent(await record_all({w.pid: w, listener.pid: listener}, 1.0), heard)
+
+        # The target comes back: no whisper is announced to them, the whisperer stays hushed.
+        mark_t = t.client.mark()
+        await t.client.connect()
+        await t.start_voice()
+        assert not [m for m in t.client.messages[mark_t:]
+                    if m["type"] == "whisper" and m["active"]]
+        _absent(await record_all({p.pid: p for p in bots}, 1.0), heard)
+
+        # A new whisper to them works (room and mixer agree again), and letting go is public.
+        again = await _whisper(w, t)
+        _absent(await record_all({listener.pid: listener}, 0.75), again)
+        await w.client.send("whisper_stop")
+        rec = await record_all({listener.pid: listener, t.pid: t}, 0.75)
+        assert min(levels(rec, TONES[0]).values()) > PRESENT
+    finally:
+        await close_all(bots)
+
+
+async def test_the_whisperers_reload_ends_the_whisper_and_keeps_their_voice_private(srv):
+    bots = await _debate(srv)
+    w, t, listener = bots
+    try:
+        heard = await _whisper(w, t)
+        mark = t.client.mark()
+        # The socket drops while the voice is still sending (a phone going to sleep):
+        # the server drops that voice, whose last frames must not reach the public bus.
+        await w.client.close()
+        note = await _ended(t, mark, "whisperer_left")
+        assert note["from"] == w.pid
+        _absent(await record_all({t.pid: t, listener.pid: listener}, 1.0), heard)
+
+        # The reloaded page talks publicly, and can whisper again.
+        await w.client.connect()
+        await w.start_voice()
+        rec = await record_all({t.pid: t, listener.pid: listener}, 0.75)
+        assert min(levels(rec, TONES[0]).values()) > PRESENT
+        again = await _whisper(w, t)
+        _absent(await record_all({listener.pid: listener}, 0.75), again)
+    finally:
+        await close_all(bots)
+
+
+async def test_the_targets_voice_dropping_while_its_socket_stays_hushes_the_whisperer(srv):
+    bots = await _debate(srv)
+    w, t, listener = bots
+    try:
+        heard = await _whisper(w, t)
+        marks = w.client.mark(), t.client.mark()
+        await t.stop_voice()  # the voice connection closes; the socket stays
+        note = await _ended(w, marks[0], "target_no_voice")
+        assert note["hushed"] is True
+        await _ended(t, marks[1], "target_no_voice")  # both screens are updated
+        _absent(await record_all({listener.pid: listener}, 1.0), heard)
+
+        # Still hushed when the target's voice is back, until the whisperer lets go.
+        await t.start_voice()
+        _absent(await record_all({listener.pid: listener, t.pid: t}, 0.75), heard)
+        mark = w.client.mark()
+        await w.client.send("whisper_stop")
+        done = await w.client.wait_for(lambda m: m["type"] == "whisper", since=mark)
+        assert done["active"] is False and done["hushed"] is False
+        rec = await record_all({listener.pid: listener, t.pid: t}, 0.75)
+        assert min(levels(rec, TONES[0]).values()) > PRESENT
+    finally:
+        await close_all(bots)
