@@ -139,8 +139,11 @@ async def test_room_broadcasts_are_coalesced_when_the_throttle_lets_a_flood_thro
     clients = await seated(server, 3)
     host, bob, cy = clients
     try:
+        # Everyone seen online first: coalescing may fold a quick online-offline into nothing.
+        await host.wait_for(lambda m: m["type"] == "room" and all(p["online"] for p in m["players"]))
+        seen = host.mark()
         await bob.close()
-        await host.wait_for(online(bob.player, False))
+        await host.wait_for(online(bob.player, False), since=seen)
         mark = host.mark()
         writes = db_changes(server.base_url)
         loop = asyncio.get_running_loop()
