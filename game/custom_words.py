@@ -27,7 +27,7 @@ from .errors import GameError
 from .text import fold
 
 FIELD = "custom_words"
-MAX_CHARS = 8000  # the text as pasted (a settings message stays well under its frame limit)
+MAX_BYTES = 8000  # the text as pasted, in UTF-8: a settings message stays under its frame limit
 MAX_ENTRIES = 200
 MIN_WORDS = 3  # a secret-word list: a word and a choice for "Non conosco la parola"
 MIN_PAIRS = 1
@@ -57,8 +57,8 @@ def _word(raw: str, line: int) -> str:
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
-    if len(text) > MAX_CHARS:
-        raise _refuse("words_too_big", f"at most {MAX_CHARS} characters", max=MAX_CHARS)
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise _refuse("words_too_big", f"at most {MAX_BYTES} bytes of text", max=MAX_BYTES)
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
         line = line.strip()

@@ -220,7 +220,7 @@ def catalog() -> dict[str, Any]:
         "word_requests": MAX_WORD_REQUESTS,
         "max_impostors": {str(n): max_impostors(n, []) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)},
         "categories": {lang: wordbank.category_names(lang) for lang in wordbank.LANGS},
-        "custom_words": {"max_chars": custom_words.MAX_CHARS,
+        "custom_words": {"max_bytes": custom_words.MAX_BYTES,
                          "max_entries": custom_words.MAX_ENTRIES,
                          "min_words": custom_words.MIN_WORDS},
     }

@@ -305,7 +305,7 @@ def catalog() -> dict[str, Any]:
         "powers": list(POWERS),
         "powers_one_phone": [x for x in POWERS if x not in NOT_ON_ONE_PHONE],
         "timers": {"keys": list(TIMER_KEYS), "defaults": dict(DEFAULT_TIMERS)},
-        "custom_words": {"max_chars": custom_words.MAX_CHARS,
+        "custom_words": {"max_bytes": custom_words.MAX_BYTES,
                          "max_entries": custom_words.MAX_ENTRIES,
                          "min_pairs": custom_words.MIN_PAIRS},
     }
