@@ -296,7 +296,7 @@ def catalog() -> dict[str, Any]:
                 "powers_allowed": p.powers_allowed,
                 # Sosia is one of Impostore's styles (002): the lobby lists it there.
                 "family": "impostore" if p.count_002 else name,
-                "count": "002" if p.count_002 else "table",
+                "count": "002" if p.count_002 else "balance",
                 "intruso_guesses": p.intruso_guesses,
                 "defaults": default_options(name),
             }
