@@ -159,7 +159,7 @@ export function handleMessage(msg) {
     }
     case "cue":
       // The sound itself is in the voice mix; the page adds the chime and a buzz for my turn.
-      if (msg.name === "your_turn") turnCue(`${state.view?.round}:${state.view?.phase}:${state.view?.turn}`);
+      if (msg.name === "your_turn") turnCue(turnKey(state.view));
       else if (msg.name === "vote_open" && navigator.vibrate) {
         try { navigator.vibrate(80); } catch { /* not allowed yet */ }
       }
@@ -191,11 +191,13 @@ function onView(view) {
     }
   }
   if (view && view.phase === "clues" && view.turn && view.turn === state.player) {
-    const key = `${view.round}:${view.phase}:${view.turn}`;
-    if (!prev || prev.turn !== view.turn || prev.phase !== view.phase || prev.round !== view.round) {
-      turnCue(key);
-    }
+    if (!prev || turnKey(prev) !== turnKey(view)) turnCue(turnKey(view));
   }
+}
+
+/** One turn: the round, the round of clues within it (Impostore plays several), who. */
+function turnKey(view) {
+  return `${view?.round}:${view?.clue_round ?? ""}:${view?.phase}:${view?.turn}`;
 }
 
 function turnCue(key) {
