@@ -7,7 +7,7 @@ import { nameOf, powerName, roleName } from "../names.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
 import { clueBoard } from "./board.js";
-import { leaveButton } from "./lobby.js";
+import { leaveButton, nextRules } from "./lobby.js";
 import { eveningPanel, gamePoints } from "./podium.js";
 
 /** The result's per-player rows, whatever container the core used (list or map). */
@@ -63,6 +63,7 @@ export function endScreen(view) {
     h("section", { class: "card" }, clueBoard(result.clues || view.clues || [], view)),
     gamePoints(result),
     eveningPanel(),
+    nextRules(),
     h("div", { class: "start-bar" }, isHost()
       ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
       : h("p", { class: "hint waiting" }, t("end.wait_rematch")),

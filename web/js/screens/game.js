@@ -182,7 +182,8 @@ export function mountGame(root) {
     if (v.phase === "over") {
       play.hidden = true;
       end.hidden = false;
-      region(end, [v.result, v.players, state.room?.host, state.room?.evening, state.player], () => endScreen(v));
+      region(end, [v.result, v.players, state.room?.host, state.room?.evening, state.room?.settings, state.player],
+        () => endScreen(v));
       return;
     }
     play.hidden = false;

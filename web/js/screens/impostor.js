@@ -9,7 +9,7 @@ import { h, holdable, region } from "../dom.js";
 import { claimErrors, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
-import { leaveButton } from "./lobby.js";
+import { leaveButton, nextRules } from "./lobby.js";
 import { micCard } from "../miccard.js";
 import { factText, nameOf, roleName } from "../names.js";
 import * as notes from "../notepad.js";
@@ -194,6 +194,7 @@ function endScreen(v) {
           h("span", { class: "end-role", "data-role": p.role }, roleName(p.role, v.preset))))))),
     gamePoints(r),
     eveningPanel(),
+    nextRules(),
     h("div", { class: "start-bar" }, isHost()
       ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
       : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
@@ -331,7 +332,8 @@ export function mountImpostor(root) {
     if (v.phase === "over") {
       play.hidden = true;
       end.hidden = false;
-      region(end, [v.result, state.room?.evening, state.room?.players, state.room?.host, state.player], () => endScreen(v));
+      region(end, [v.result, state.room?.evening, state.room?.players, state.room?.host, state.room?.settings,
+        state.player], () => endScreen(v));
       return;
     }
     play.hidden = false;
