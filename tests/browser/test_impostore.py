@@ -208,6 +208,11 @@ def test_an_evening_of_impostore_in_every_style_with_voice(server, table):
     ada.page.click(f".pcard[data-pid='{ada_target.pid}'] .avatar")
     wait_until(lambda: ada.state("s.view.me.vote") == ada_target.pid, what="Ada's first vote")
     fits(ada, "imp_06_vote")
+    # The notepad (RULES.md, 002 "Consigli"): a private mark on an avatar, on this phone only.
+    mark = carla.page.locator(f".pcard[data-pid='{dario.pid}'] .mark")
+    mark.click()
+    wait_until(lambda: mark.get_attribute("data-mark") == "suspect", what="Carla's mark")
+    assert ada.page.get_attribute(f".pcard[data-pid='{dario.pid}'] .mark", "data-mark") == "none"
     vote_out(table, impostor, innocent)   # Ada changes her vote to the impostor
     everyone(table, "guess")
     fits(impostor, "imp_07_guess")

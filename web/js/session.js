@@ -172,7 +172,7 @@ export function handleMessage(msg) {
         voice?.answer(null);
         update({ voice: "failed" });
       }
-      update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, at: Date.now() } });
+      update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, detail: msg.detail, at: Date.now() } });
       if (SEAT_LOST.includes(msg.code)) leaveRoom(msg.code);
       break;
     default:

@@ -120,6 +120,10 @@ function orderList(v) {
 function cluesPanel(v) {
   const items = [];
   const me = v.me || {};
+  // By elimination: the previous vote may have put nobody out (a tie, or nobody voted).
+  if (v.round > 1 && !(v.eliminations || []).some((e) => e.round === v.round - 1)) {
+    items.push(h("p", { class: "hint", id: "no-elimination" }, t("imp.no_elimination")));
+  }
   if (v.rounds > 1) items.push(h("p", { class: "hint" }, t("imp.clue.round", { n: v.clue_round, total: v.rounds })));
   items.push(orderList(v));
   const first = v.order?.[0];
