@@ -226,7 +226,8 @@ def _start_clues(s: GameState, t: float, events: Events) -> None:
                      next((i for i, pid in enumerate(order)
                            if s.player(pid).role != IMPOSTORE), 0))
         order.insert(0, order.pop(first))
-        if s.player(order[0]).role != IMPOSTORE and order[0] not in s.known_innocent:
+        # Marked innocent for all only when true (no innocent left: a Complice may start).
+        if SIDE[s.player(order[0]).role] == "innocent" and order[0] not in s.known_innocent:
             s.known_innocent.append(order[0])
     s.order = order
     s.turn_index = 0

@@ -859,3 +859,16 @@ def test_a_replay_of_the_log_gives_the_same_game():
     again = replay("caos", opts, 11, players(6), log, started_at=3.0, words=words)
     assert state_bytes(again) == state_bytes(s)
     assert WORDS["category"] == "animals"
+
+
+def test_choice_the_first_speaker_is_marked_innocent_only_when_true():
+    """Choice: with no innocent left in play (elimination: Complice and Pagliaccio remain
+    beside the impostor), a non-impostor starts but nobody is marked innocent."""
+    g = Play(start(n=7, roles={"p6": "impostore", "p5": "complice", "p4": "pagliaccio"},
+                   options={"win_mode": "elimination", "first_innocent": True}))
+    for out in ("p0", "p1", "p2"):
+        g.eliminate(out, "p6")
+    g.eliminate("p3", "p6")   # impostor 1 vs Complice and Pagliaccio: the game goes on
+    assert g.s.phase == "clues" and g.s.player(g.s.order[0]).role != "impostore"
+    assert g.s.order[0] not in g.s.known_innocent
+    assert set(g.s.known_innocent) <= {"p0", "p1", "p2", "p3"}
