@@ -4,8 +4,11 @@ awards")."""
 
 from __future__ import annotations
 
-from game import evening, result
+import pytest
+
+from game import PRESETS, evening, result
 from game.evening import AWARD_NAMES, STAT_KEYS, awards, podium
+from game.simulate import play
 
 from . import impostor_scenario as imp
 from . import scenario as uc
@@ -140,14 +143,23 @@ def test_at_least_eight_awards_each_with_a_definition():
     assert len(AWARD_NAMES) >= 8
 
 
-def test_every_engine_fills_the_one_stats_schema():
-    """game/evening.py: the same stats keys for every engine's players (undercover too)."""
-    g = uc.Play(uc.start("intruso", n=5))
-    g.eliminate("p4", "p0")
-    for res in (result(g.s), scripted_evening()[0]):
-        for st in res["stats"].values():
-            assert tuple(st) == STAT_KEYS
-            assert st["side"] in ("innocent", "impostor", "other")
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_engine_fills_the_one_stats_schema(preset):
+    """game/evening.py: every preset's finished game carries points and per-player stats in
+    the one schema (docs/architecture.md, "The evening's statistics")."""
+    state, broken, _ = play(preset, 8, 3)
+    assert not broken and state.phase == "over"
+    res = result(state)
+    ids = {p["id"] for p in res["players"]}
+    assert set(res["points"]) == set(res["stats"]) == ids
+    for st in res["stats"].values():
+        assert tuple(st) == STAT_KEYS
+        assert st["side"] in ("innocent", "impostor", "other")
+        assert isinstance(st["won"], bool) and isinstance(st["eliminated"], bool)
+        assert st["guessed"] in (True, False, None)
+        assert all(isinstance(st[k], int) and st[k] >= 0 for k in
+                   ("votes_on_impostors", "votes_on_innocents", "votes_received"))
+    assert {pid for pid, st in res["stats"].items() if st["won"]} == set(res["winners"])
 
 
 def test_an_evening_of_several_engines():
