@@ -232,6 +232,7 @@ def test_an_evening_of_impostore_in_every_style_with_voice(server, table):
     everyone(table, "card")
     impostor = impostor_of(table)
     assert impostor.state("s.view.me.hint") is None and impostor.state("s.view.me.category") is None
+    assert impostor.page.evaluate("window.scrollY") == 0  # the rematch starts at the top
     box = impostor.page.locator("#secret-card").bounding_box()
     impostor.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     impostor.page.mouse.down()

@@ -186,6 +186,8 @@ export function mountGame(root) {
         () => endScreen(v));
       return;
     }
+    // A rematch starts where the end screen was scrolled to: back to the top.
+    if (!end.hidden) window.scrollTo(0, 0);
     play.hidden = false;
     end.hidden = true;
     const { mode } = pickMode(v, local);

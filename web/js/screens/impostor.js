@@ -340,6 +340,8 @@ export function mountImpostor(root) {
         state.player], () => endScreen(v));
       return;
     }
+    // A rematch starts where the end screen was scrolled to: back to the top.
+    if (!end.hidden) window.scrollTo(0, 0);
     play.hidden = false;
     end.hidden = true;
     region(status, [v.phase, v.round, v.turn, v.players.map((p) => [p.alive, p.voted])], () => statusText(v));
