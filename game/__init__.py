@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import words
+from . import custom_words, words
 from .engines import ENGINES, engine_of, engine_of_preset, presets
 from .errors import GameError
 from .evening import evening
@@ -22,7 +22,7 @@ __all__ = [
     "GameError", "AudioPolicy", "PRESETS", "ENGINES", "engine_name", "catalog",
     "default_options", "validate_options", "draw_words", "new_game", "opening_events",
     "apply", "tick", "next_deadline", "view", "audio_policy", "cues", "result", "points",
-    "evening", "replay", "state_bytes", "words", "warm_up",
+    "evening", "replay", "state_bytes", "words", "warm_up", "public_options",
 ]
 
 PRESETS = presets()
@@ -44,6 +44,13 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     Under 3 players (a lobby still filling) only the shape is checked.
     """
     return engine_of_preset(preset).validate_options(preset, options, n_players)
+
+
+def public_options(preset: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The room's options as every player may see them: a custom word list (the
+    host's secret) shows only its size, `{"count": n}`. Any engine."""
+    engine_of_preset(preset)
+    return custom_words.public_options(options)
 
 
 def draw_words(preset: str, options: dict[str, Any], seed: int) -> Any:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import undercover
+from . import impostor, undercover
 from .errors import GameError
 
 ENGINES: dict[str, ModuleType] = {
     undercover.NAME: undercover,
+    impostor.NAME: impostor,
 }
 
 # What every engine module offers (checked by tests/game/test_engines.py).

@@ -11,7 +11,8 @@ invariants (`<engine>.sim`: `random_options`, `random_action`, `guess_pool`,
      "longest_rounds", "longest_steps", "invariants_broken": [str, ...], ...engine figures}
 
 Checked for every engine: a legal action (one the view offers, with a legal
-argument) is never refused, every game ends within `MAX_STEPS` steps, and the
+argument) is never refused, every game ends within `MAX_STEPS` steps, a phase
+without a timer always has someone who can act (it waits for the players), and the
 engine's own invariants hold (an illegal action changes nothing, the counts
 at the start, one outcome with consistent winners ...).
 """
@@ -70,11 +71,12 @@ def play(
         actors = [pid for pid, v in views.items() if v["me"]["can"]]
         if check_illegal and steps % 7 == 0:
             broken += sim.illegal_invariants(state, views, now, seed)
-        if not actors or rng.random() < p_timeout:
-            deadline = engine.next_deadline(state)
-            if deadline is None:
-                broken.append(f"seed {seed}: no deadline in phase {state.phase}")
-                break
+        deadline = engine.next_deadline(state)
+        if deadline is None and not actors:
+            # A phase without a timer waits for the players: someone must be able to act.
+            broken.append(f"seed {seed}: nobody can act and no deadline in phase {state.phase}")
+            break
+        if deadline is not None and (not actors or rng.random() < p_timeout):
             now = max(now, deadline)
             state, _ = engine.tick(state, now)
             continue

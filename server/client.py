@@ -62,7 +62,7 @@ from typing import Any
 import httpx
 import websockets
 
-from game.simulate import nonsense, random_clue
+from game.simulate import nonsense, random_action, random_clue
 
 
 class HttpError(Exception):
@@ -395,12 +395,19 @@ def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str
     previous clue for the Pappagallo); in the debate the Sabotatore may swap
     (rarely) then everyone is ready; votes go to a random candidate other than
     oneself (once); the Giudice and the Vendicatore pick a random candidate;
-    a guess is a made-up word.
+    a guess is a made-up word. The views of another engine are answered by that
+    engine's random player (`game.simulate.random_action`), one vote per ballot.
     """
     rng = rng or random.Random()
     me = view.get("me") or {}
     can = me.get("can") or []
     myself = me.get("id")
+    if view.get("game") not in (None, "undercover"):
+        # Another engine: its own random player (game.simulate), voting once per ballot.
+        if ("vote" in can and me.get("vote") is not None) or (
+                "word_vote" in can and me.get("word_vote") is not None):
+            return None
+        return random_action(rng, view, [nonsense(rng)])
     living = [p["id"] for p in view.get("players", []) if p.get("alive") and p["id"] != myself]
     candidates = [c for c in view.get("candidates") or [] if c != myself]
     if "bind" in can and living:
@@ -447,8 +454,8 @@ async def play(client: Client, rng: random.Random | None = None, timeout: float 
             return view
         if view is not None:
             action = autoplay(view, rng)
-            key = json.dumps([view.get("phase"), view.get("round"), view.get("turn"),
-                              len(view.get("clues") or []), action], sort_keys=True)
+            # Not again for the same view: any progress of the game changes the view.
+            key = json.dumps([view, action], sort_keys=True)
             if action is not None and key not in tried:
                 tried.add(key)
                 if delay:

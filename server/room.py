@@ -721,7 +721,9 @@ class Room:
                  "points": evening["points"].get(m.id, 0)}
                 for m in self._seated()
             ],
-            "settings": self._settings_json(),
+            # A custom word list is the host's secret: the table sees its size only.
+            "settings": {"preset": self.preset,
+                         "options": game.public_options(self.preset, self.options)},
             "phase": self.status,
             "state": self.status,  # docs/contracts.md's name for the same thing
             "preset": self.preset,

@@ -39,6 +39,7 @@ Events = list[dict[str, Any]]
 
 # Powers that ask their holder for a choice at the start of the game.
 START_CHOICES = ("cupido", "ubriacone")
+CUSTOM = "custom"  # the category of a room's own word list
 
 
 # ---------------------------------------------------------------- 000 §2: the deal
@@ -69,12 +70,12 @@ def new_game(
     seats = check_players(players)
     opts = validate_options(preset, options, len(seats))
     rng = random.Random(seed)
-    intrusi, fantasmi = team_counts(p, opts, len(seats))
-
     pair = (
-        wordlist.pick_pair(rng, opts["lang"], opts["categories"]) if words is None
+        _pick_pair(rng, opts) if words is None
         else _fixed_pair(words)
     )
+    intrusi, fantasmi = team_counts(p, opts, len(seats), rng)
+
     # RULES.md: the two words of a pair are dealt in random orientation.
     civ_word, intr_word = (pair.a, pair.b) if rng.random() < 0.5 else (pair.b, pair.a)
 
@@ -125,8 +126,17 @@ def draw_words(preset: str, options: dict[str, Any], seed: int) -> list[str]:
     before the deal and pass it to `new_game` and `replay` as `words`.
     """
     rng = random.Random(f"pair:{seed}")
-    chosen = wordlist.pick_pair(rng, options["lang"], options["categories"])
+    chosen = _pick_pair(rng, options)
     return [chosen.a, chosen.b, chosen.category]
+
+
+def _pick_pair(rng: random.Random, options: dict[str, Any]) -> wordlist.WordPair:
+    """A pair of the room's own list (category `custom`), else of the word data."""
+    custom = options.get("custom_words")
+    if custom:
+        a, b = custom[rng.randrange(len(custom))]
+        return wordlist.WordPair(a, b, CUSTOM)
+    return wordlist.pick_pair(rng, options["lang"], options["categories"])
 
 
 def _fixed_pair(pair: Sequence[str]) -> wordlist.WordPair:
@@ -359,6 +369,7 @@ def _close_ballot(s: GameState, t: float, events: Events,
     `counts`: the table's tally in one-phone play instead of the cast votes.
     """
     s.last_tally = ballot.tally(s.votes, s.candidates) if counts is None else counts
+    s.ballots.append(dict(s.votes))  # the votes that counted (points and awards)
     events.append({"type": "vote_closed", "tally": dict(s.last_tally)})
     nobody = not s.votes if counts is None else not any(counts.values())
     if nobody and s.phase == "vote":
@@ -443,7 +454,7 @@ def _do_eliminate(s: GameState, pid: str, cause: str, events: Events) -> None:
     )
     events.append({"type": "eliminated", "player": pid, "role": pl.role, "cause": cause})
     follow: list[dict[str, Any]] = []
-    if pl.role == FANTASMA:
+    if pl.role == FANTASMA or (pl.role == INTRUSO and _preset(s).intruso_guesses):
         follow.append({"do": "guess", "player": pid})
     follow.append({"do": "check", "player": pid})
     partner = _cupid_partner(s, pid)
@@ -482,7 +493,10 @@ def _avenge(s: GameState, pl: Player, target: Any, t: float, events: Events) -> 
 
 
 def _guess(s: GameState, pl: Player, word: Any, t: float, events: Events) -> None:
-    """The eliminated Fantasma's last chance: the Civili word wins (alone in 000, camp in 001)."""
+    """The eliminated Fantasma's last chance: the Civili word wins (alone in 000, camp in 001).
+
+    Sosia (002 §5): the eliminated Intruso's one guess; right, the impostors win.
+    """
     if pl.id != s.acting:
         raise GameError("not_allowed", "only the eliminated Fantasma guesses")
     if not isinstance(word, str) or not word.strip():
@@ -491,6 +505,9 @@ def _guess(s: GameState, pl: Player, word: Any, t: float, events: Events) -> Non
     s.guesses.append({"player": pl.id, "word": word.strip()[:60], "right": right})
     events.append({"type": "guess", "player": pl.id, "right": right})
     s.acting = None
+    if right and pl.role == INTRUSO:
+        _finish(s, "infiltrati", [x.id for x in s.players if x.role != CIVILE], events)
+        return
     if right:
         if _preset(s).guess_wins_camp:
             winners = [x.id for x in s.players if x.role in (INTRUSO, FANTASMA)]

@@ -10,6 +10,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from .. import custom_words
 from ..errors import GameError
 from ..table import MAX_PLAYERS, MIN_PLAYERS
 from ..table_vote import check_one_phone
@@ -70,6 +71,12 @@ class Preset:
     guess_wins_camp: bool
     # True: too many infiltrators for the table are removed, never the Fantasma (001).
     shrink_intrusi: bool
+    # True: 002's impostor count: a fixed number or "random" (1 to about one every two
+    # players), instead of the balance table's "auto" (Sosia, RULES.md).
+    count_002: bool = False
+    # True: an eliminated Intruso has one guess of the Civili word; right, his camp
+    # wins (002 §5, Sosia: the revealed role tells him he was one).
+    intruso_guesses: bool = False
 
 
 PRESETS: dict[str, Preset] = {
@@ -86,10 +93,10 @@ PRESETS: dict[str, Preset] = {
         shrink_intrusi=True,
     ),
     "sosia": Preset(
-        name="sosia", engine="undercover", lang="it", max_intrusi=4, max_fantasmi=0,
+        name="sosia", engine="undercover", lang="it", max_intrusi=7, max_fantasmi=0,
         default_fantasmi=0, default_powers=[], powers_allowed=True,
         infiltrators_win="parity", second_tie="nobody", guess_wins_camp=False,
-        shrink_intrusi=False,
+        shrink_intrusi=False, count_002=True, intruso_guesses=True,
     ),
 }  # fmt: skip
 
@@ -110,7 +117,8 @@ def default_options(preset: str) -> dict[str, Any]:
     return {
         "lang": p.lang,
         "categories": None,
-        "intrusi": "auto",
+        "custom_words": None,
+        "intrusi": 1 if p.count_002 else "auto",
         "fantasmi": copy.deepcopy(p.default_fantasmi),
         "powers": copy.deepcopy(p.default_powers),
         "timers": dict(DEFAULT_TIMERS),
@@ -130,6 +138,15 @@ def _count(value: Any, field: str, maximum: int) -> Any:
         return "auto"
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= maximum:
         raise _bad(field, f"{field} must be 'auto' or an integer from 0 to {maximum}")
+    return value
+
+
+def _count_002(value: Any, field: str, maximum: int) -> Any:
+    """002's impostor count: a fixed number (at least one) or "random"."""
+    if value == "random":
+        return "random"
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
+        raise _bad(field, f"{field} must be 'random' or an integer from 1 to {maximum}")
     return value
 
 
@@ -167,7 +184,9 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
         if missing or not cats:
             raise _bad("categories", f"unknown categories: {missing}" if missing else "no category")
         out["categories"] = sorted(set(cats))
-    out["intrusi"] = _count(out["intrusi"], "intrusi", p.max_intrusi)
+    out["custom_words"] = custom_words.parse_pairs(out["custom_words"])
+    count = _count_002 if p.count_002 else _count
+    out["intrusi"] = count(out["intrusi"], "intrusi", p.max_intrusi)
     out["fantasmi"] = _count(out["fantasmi"], "fantasmi", p.max_fantasmi)
 
     powers = out["powers"]
@@ -203,16 +222,23 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     return out
 
 
-def team_counts(p: Preset, options: dict[str, Any], n: int) -> tuple[int, int]:
+def team_counts(p: Preset, options: dict[str, Any], n: int, rng: Any = None) -> tuple[int, int]:
     """(intrusi, fantasmi) for this table; raises when the host's counts cannot fit.
 
     Civili must outnumber intrusi + fantasmi. With "auto" the table above is
     used and trimmed to fit; Infiltré removes Infiltrés (never the Amnésique).
+    With 002's count (Sosia) "random" draws 1 to about one every two players
+    with `rng` (without it, at the deal only: the most the table allows).
     """
+    if p.count_002:
+        most = (n - 1) // 2
+        if options["intrusi"] == "random":
+            return (rng.randint(1, most) if rng is not None else most), 0
+        if options["intrusi"] > most:
+            raise GameError("too_many_infiltrators", "Civili must outnumber the infiltrators",
+                            most=most, n=n)
+        return options["intrusi"], 0
     t_intrusi, t_fantasmi = BALANCE[n]
-    if p.max_fantasmi == 0:
-        # Sosia: the Fantasma's share of the table goes to the intruders.
-        t_intrusi, t_fantasmi = min(p.max_intrusi, t_intrusi + t_fantasmi), 0
     fantasmi = options["fantasmi"]
     intrusi = options["intrusi"]
     most = (n - 1) // 2  # largest infiltrator total with Civili still outnumbering them
@@ -268,6 +294,10 @@ def catalog() -> dict[str, Any]:
                 "max_intrusi": p.max_intrusi,
                 "max_fantasmi": p.max_fantasmi,
                 "powers_allowed": p.powers_allowed,
+                # Sosia is one of Impostore's styles (002): the lobby lists it there.
+                "family": "impostore" if p.count_002 else name,
+                "count": "002" if p.count_002 else "balance",
+                "intruso_guesses": p.intruso_guesses,
                 "defaults": default_options(name),
             }
             for name, p in PRESETS.items()
@@ -275,4 +305,7 @@ def catalog() -> dict[str, Any]:
         "powers": list(POWERS),
         "powers_one_phone": [x for x in POWERS if x not in NOT_ON_ONE_PHONE],
         "timers": {"keys": list(TIMER_KEYS), "defaults": dict(DEFAULT_TIMERS)},
+        "custom_words": {"max_bytes": custom_words.MAX_BYTES,
+                         "max_entries": custom_words.MAX_ENTRIES,
+                         "min_pairs": custom_words.MIN_PAIRS},
     }

@@ -99,6 +99,7 @@ class GameState:
     candidates: list[str] = field(default_factory=list)
     vote_session: int = 0  # ballots sessions opened so far (vote + its revote/judge)
     last_tally: dict[str, int] | None = None  # counts of the last closed ballot (public)
+    ballots: list[dict[str, str]] = field(default_factory=list)  # closed ballots' votes (secret)
     eliminations: list[Elimination] = field(default_factory=list)
     # Chained effects still to resolve, in order: {"do": "eliminate"|"guess"|"avenge"|"check", ...}
     pending: list[dict[str, Any]] = field(default_factory=list)
@@ -127,6 +128,7 @@ class GameState:
         new.candidates = list(self.candidates)
         new.last_tally = dict(self.last_tally) if self.last_tally is not None else None
         new.eliminations = list(self.eliminations)
+        new.ballots = [dict(b) for b in self.ballots]
         new.pending = [dict(x) for x in self.pending]
         new.powers_waiting = list(self.powers_waiting)
         new.cupid = list(self.cupid)

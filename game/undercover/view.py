@@ -15,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GameError
+from ..evening import ballot_counts, player_stats
 from .engine import allowed_actions
 from .policy import audio_policy
-from .state import FANTASMA, GameState
+from .presets import get_preset
+from .state import CIVILE, FANTASMA, GameState
 
 
 def view(state: GameState, pid: str | None) -> dict[str, Any]:
@@ -144,6 +146,63 @@ def result(s: GameState) -> dict[str, Any] | None:
             for c in s.clues
         ],
         "rounds": s.round,
-        # docs/rules.md: one point per winner.
-        "points": {pl.id: int(pl.id in s.winners) for pl in s.players},
+        "points": points(s),
+        "stats": stats(s),
+    }
+
+
+def _side(role: str) -> str:
+    return "innocent" if role == CIVILE else "impostor"
+
+
+def points(s: GameState) -> dict[str, int]:
+    """docs/rules.md "Points": the undercover games' table, in the spirit of 002's.
+
+    Civili: 1 per infiltrator they voted at least once (closed ballots), whoever
+    wins. Infiltrators whose camp wins: 3 never eliminated, 2 eliminated but
+    guessed the word, 1 eliminated. A Fantasma who wins alone by guessing: 3.
+    The Buffone who wins alone: 3, and nobody else scores. A Cupido pair member
+    who wins only through the pair: 2. Empty while the game runs.
+    """
+    if s.phase != "over":
+        return {}
+    pts = {pl.id: 0 for pl in s.players}
+    if s.outcome == "buffone":
+        for pid in s.winners:
+            pts[pid] = 3
+        return pts
+    infiltrators = {pl.id for pl in s.players if pl.role != CIVILE}
+    right = {g["player"] for g in s.guesses if g["right"]}
+    # Infiltré: the Amnésique's right guess wins for the whole camp (001).
+    camp_won = s.outcome == "infiltrati" or (s.outcome == "fantasma"
+                                            and get_preset(s.preset).guess_wins_camp)
+    for pl in s.players:
+        if pl.role == CIVILE:
+            voted = {t for b in s.ballots for v, t in b.items() if v == pl.id}
+            pts[pl.id] = len(voted & infiltrators)
+        elif camp_won:
+            pts[pl.id] = 3 if pl.alive else 2 if pl.id in right else 1
+        elif s.outcome == "fantasma" and pl.id in right:
+            pts[pl.id] = 3  # the Fantasma's guess wins alone (000)
+    if s.outcome == "civili":
+        by_side = {pl.id for pl in s.players if pl.role == CIVILE}
+    elif camp_won:
+        by_side = infiltrators
+    else:
+        by_side = right
+    for pid in set(s.winners) - by_side:  # won only through the Cupido pair
+        pts[pid] += 2
+    return pts
+
+
+def stats(s: GameState) -> dict[str, dict[str, Any]]:
+    """Each player's statistics in the evening's shared schema (game/evening.py)."""
+    sides = {pl.id: _side(pl.role) for pl in s.players}
+    counts = ballot_counts(sides, s.ballots)
+    guessed = {g["player"]: bool(g["right"]) for g in s.guesses}
+    return {
+        pl.id: player_stats(side=sides[pl.id], role=pl.role, won=pl.id in s.winners,
+                            eliminated=not pl.alive, counts=counts[pl.id],
+                            guessed=guessed.get(pl.id))
+        for pl in s.players
     }

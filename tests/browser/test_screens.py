@@ -158,14 +158,16 @@ def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path
         p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8}})")
         assert float(p.page.get_attribute(".mouth[data-pid='p1']", "data-level")) > 0.5
         assert float(p.page.get_attribute(".mouth[data-pid='p2']", "data-level")) == 0
-        # The help: the three games and the ten powers.
+        # The help: the games, the ten powers, the evening's awards, the voice.
         p.page.click(".topbar .iconbtn:last-child")
         p.page.wait_for_selector(".dialog")
-        for tab in range(5):
+        tabs = p.page.locator(".tabs .tab").count()
+        assert tabs == 7
+        for tab in range(tabs):
             p.page.click(f".tabs .tab >> nth={tab}")
             width, client = p.overflow()
             assert width <= client
-        p.page.click(".tabs .tab >> nth=3")
+        p.page.click(".tabs .tab >> nth=5")
         assert p.page.locator(".powers-list dt").count() == 10
         p.shot(f"phase_{tag}_help_powers")
         assert not p.errors, p.errors

@@ -168,8 +168,10 @@ def test_sosia_played_by_elimination():
     """002 Sosia: Lo stile Sosia si gioca a eliminazione."""
     g = Play(start("sosia", n=9, roles={"p7": "intruso", "p8": "intruso"}))
     g.eliminate("p7", "p0")
+    g.act("p7", type="guess", word="zorblat")
     assert g.s.phase == "clues" and g.s.round == 2
     g.eliminate("p8", "p0")
+    g.timeout()  # no guess given: a wrong one
     assert g.s.outcome == "civili"
 
 
@@ -196,5 +198,46 @@ def test_sosia_both_words_side_by_side_at_the_end():
     """002 Sosia: alla fine si vedono le due parole affiancate."""
     g = Play(start("sosia", n=5))
     g.eliminate("p4", "p0")
+    g.act("p4", type="guess", word="zorblat")
     r = g.view("p0")["result"]
     assert r["words"] == {"civili": g.s.word_civili, "intrusi": g.s.word_intrusi}
+
+
+def test_sosia_eliminated_impostor_has_one_guess_right_wins_for_the_impostors():
+    """RULES.md: In every style, Sosia included, an eliminated impostor has the one guess
+    of 002 §5 (in Sosia the revealed role tells them they were one). 002 §5: Se ci riesce,
+    vincono gli impostori."""
+    g = Play(start("sosia", n=7, roles={"p5": "intruso", "p6": "intruso"}))
+    g.eliminate("p6", "p0")
+    assert g.s.phase == "guess" and g.view("p6")["me"]["can"] == ["guess"]
+    assert g.view("p0")["eliminations"][-1]["role"] == "intruso"  # he learns he was one
+    g.fail("p0", "not_allowed", type="guess", word=g.s.word_civili)
+    g.act("p6", type="guess", word=g.s.word_civili.upper())  # case does not count
+    assert g.s.outcome == "infiltrati" and set(g.s.winners) == {"p5", "p6"}
+
+
+def test_sosia_the_guess_of_his_own_word_does_not_count():
+    """002 §5 in Sosia: the word to guess is the innocents' one, not the impostor's own."""
+    g = Play(start("sosia", n=5))
+    g.eliminate("p4", "p0")
+    g.act("p4", type="guess", word=g.s.word_intrusi)
+    assert g.s.outcome == "civili"
+
+
+def test_sosia_impostor_count_fixed_or_random_up_to_about_one_every_two():
+    """RULES.md: the impostor count of 002 (fixed, or random up to about one every two
+    players) applies to Sosia too."""
+    assert default_options("sosia")["intrusi"] == 1
+    assert validate_options("sosia", {"intrusi": 3}, 7)["intrusi"] == 3
+    with pytest.raises(GameError) as info:
+        validate_options("sosia", {"intrusi": 4}, 7)
+    assert info.value.code == "too_many_infiltrators"
+    for bad in ("auto", 0, 8, True):
+        with pytest.raises(GameError) as info:
+            validate_options("sosia", {"intrusi": bad}, 0)
+        assert info.value.code == "bad_options" and info.value.detail["field"] == "intrusi"
+    for n in (3, 4, 8, 16):
+        counts = {sum(pl.role == "intruso" for pl in
+                      new_game("sosia", {"intrusi": "random"}, seed, players(n), 0).players)
+                  for seed in range(60)}
+        assert counts == set(range(1, (n - 1) // 2 + 1)), (n, counts)

@@ -12,7 +12,7 @@ from game.simulate import run
 from .scenario import Play, start
 
 
-@pytest.mark.parametrize("preset", ["intruso", "infiltre", "sosia"])
+@pytest.mark.parametrize("preset", ["intruso", "infiltre", "sosia", "classica", "caos", "esperti"])
 def test_simulate_every_preset_and_table_size_keeps_the_invariants(preset):
     """`sussurro simulate`: random legal games, 3..16 players, no invariant broken."""
     finished = 0
@@ -32,6 +32,8 @@ def test_simulate_report_shape_and_cli():
     assert set(report) >= {"games", "finished", "wins", "longest_rounds", "invariants_broken"}
     assert report["games"] == 5 and report["longest_rounds"] >= 1
     assert main(["simulate", "--preset", "sosia", "--players", "4", "--games", "3"]) == 0
+    for style in ("classica", "caos", "esperti"):
+        assert main(["simulate", "--preset", style, "--players", "9", "--games", "3"]) == 0
 
 
 def test_simulate_outcomes_cover_every_side():

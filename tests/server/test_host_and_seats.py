@@ -56,7 +56,7 @@ async def test_when_the_host_leaves_the_next_seat_becomes_host(shared_server):
         await close_all(clients)
 
 
-async def test_rematch_keeps_the_settings_and_counts_wins(shared_server):
+async def test_rematch_keeps_the_settings_and_counts_points(shared_server):
     clients = await seated(shared_server, 3)
     host = clients[0]
     options = {**FAST, "powers": [], "lang": "en"}
@@ -64,7 +64,7 @@ async def test_rematch_keeps_the_settings_and_counts_wins(shared_server):
         await host.send("settings", options=options)
         await host.send("start")
         first = await play_all(clients, seed=1)
-        winners = set(first[0]["result"]["winners"])
+        scored = first[0]["result"]["points"]
         room = await host.wait_for(lambda m: m["type"] == "room" and m["phase"] == "over")
         settings = room["settings"]
         mark = host.mark()
@@ -73,7 +73,7 @@ async def test_rematch_keeps_the_settings_and_counts_wins(shared_server):
                                    since=mark)
         assert room["settings"] == settings and room["game"] == 2
         assert settings["options"]["lang"] == "en" and settings["options"]["timers"]["clue"] == 5
-        assert {p["id"] for p in room["players"] if p["points"] == 1} == winners
+        assert {p["id"]: p["points"] for p in room["players"]} == scored  # the game's points
         view = await host.wait_view(lambda v: v["phase"] != "over")
         assert view["lang"] == "en" and view["round"] == 1 and view["clues"] == []
     finally:

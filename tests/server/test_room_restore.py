@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import game
 from server.config import Settings
 from server.protocol import parse
@@ -83,5 +85,59 @@ async def test_idle_and_empty_rooms_are_closed_and_their_tokens_stop_working(tmp
         assert await rooms.resolve(token) == "bad_token"
         assert store.room(idle.code).status == "closed"
         assert [r.code for r in store.live_rooms()] == [busy.code]
+    finally:
+        await _shut(store, rooms)
+
+
+async def test_an_impostore_room_restored_mid_game_deals_the_same_words_and_keeps_its_evening(
+        tmp_path):
+    """Issue 9: the room's own list and the drawn words are stored with the room and the game;
+    after a restart the game replays byte for byte (word request and change included) and
+    the finished games' points, podium and awards are still the evening's."""
+    path = tmp_path / "i.db"
+    store, rooms = await _restore(path)
+    room, _, _ = await rooms.create("Ada", None, "classica", None)
+    for name in ("Bob", "Cy", "Di"):
+        await room.call(room.cmd_add_member, name, None)
+    own = "zebra: strisce\npanda: bambù\nkoala: eucalipto\nlama: Ande"
+    settings = parse(json.dumps({"type": "settings", "options": {"custom_words": own}}))
+    await room.call(room._on_settings, room.members["p1"], settings)
+    await room.call(room._start_game)
+    code = room.code
+    ask = parse('{"type": "action", "action": {"type": "ask_word"}}')
+    await room.call(room._on_action, room.members["p2"], ask)
+    for pid in ("p1", "p2", "p3", "p4"):
+        yes = parse('{"type": "action", "action": {"type": "word_vote", "change": true}}')
+        await room.call(room._on_action, room.members[pid], yes)
+    assert room.state.words_seen[0] != room.state.word and room.state.category == "custom"
+    before = game.state_bytes(room.state)
+    await _shut(store, rooms)
+    store, rooms = await _restore(path)
+    try:
+        again = rooms.get(code)
+        assert game.state_bytes(again.state) == before
+        assert again.options["custom_words"][0] == {"word": "zebra", "hints": ["strisce"]}
+        assert again._room_message()["settings"]["options"]["custom_words"] == {"count": 4}
+
+        def act(pid, action):
+            msg = parse(json.dumps({"type": "action", "action": action}))
+            return again.call(again._on_action, again.members[pid], msg)
+
+        for pid in ("p1", "p2", "p3", "p4"):
+            await act(pid, {"type": "seen"})
+        for pid in list(again.state.order):
+            await act(pid, {"type": "done"})
+        impostor = next(pl.id for pl in again.state.players if pl.role == "impostore")
+        for pid in ("p1", "p2", "p3", "p4"):
+            await act(pid, {"type": "vote", "target": impostor if pid != impostor else
+                            next(p for p in ("p1", "p2") if p != impostor)})
+        await act(impostor, {"type": "guess", "word": again.state.word})
+        evening = again._room_message()["evening"]
+        assert evening["games"] == 1 and evening["podium"][0]["players"] == [impostor]
+    finally:
+        await _shut(store, rooms)
+    store, rooms = await _restore(path)
+    try:
+        assert rooms.get(code)._room_message()["evening"] == evening
     finally:
         await _shut(store, rooms)

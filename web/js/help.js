@@ -1,18 +1,29 @@
-// The in-game help: the three games and the ten powers, in the project's own words.
+// The in-game help: the games, the ten powers, the evening's points and awards, the voice,
+// in the project's own words.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { icon } from "./icons.js";
+import { getCatalog } from "./options.js";
+import { state } from "./state.js";
 
 export const POWERS = ["muto", "pappagallo", "buffone", "gemelli", "vendicatore",
   "giudice", "spia", "cupido", "ubriacone", "sabotatore"];
-const TABS = ["intruso", "infiltre", "sosia", "powers", "voice"];
+const AWARDS = ["best_detective", "uncatchable", "mind_reader", "suspicious_face", "friendly_fire",
+  "scapegoat", "unlucky", "chameleon"];
+const TABS = ["intruso", "infiltre", "impostore", "sosia", "evening", "powers", "voice"];
 
 function paragraphs(text) {
   return text.split("\n").filter(Boolean).map((line) => h("p", {}, line));
 }
 
 function body(tab) {
+  if (tab === "evening") {
+    return h("div", {}, paragraphs(t("help.evening.body")), h("dl", { class: "powers-list" }, AWARDS.map((a) => [
+      h("dt", {}, t(`award.${a}`)),
+      h("dd", {}, t(`award.${a}.help`)),
+    ])));
+  }
   if (tab === "powers") {
     return h("dl", { class: "powers-list" }, POWERS.map((p) => [
       h("dt", {}, t(`power.${p}`)),
@@ -22,7 +33,14 @@ function body(tab) {
   return h("div", {}, paragraphs(t(`help.${tab}.body`)));
 }
 
-export function openHelp(start = "intruso") {
+/** The help tab of the room's game: its own, else its family's (Impostore's styles). */
+function tabOf(preset) {
+  if (TABS.includes(preset)) return preset;
+  const family = getCatalog().presets?.[preset]?.family;
+  return TABS.includes(family) ? family : "intruso";
+}
+
+export function openHelp(start = tabOf(state.room?.preset)) {
   const rootEl = document.getElementById("dialog-root");
   const previous = document.activeElement;
   let tab = start;

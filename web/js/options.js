@@ -6,6 +6,7 @@
 
 import { h } from "./dom.js";
 import { has, t } from "./i18n.js";
+import { wordListField } from "./wordlist.js";
 
 // What the rules allow (presets and their limits, powers, word languages and
 // categories, timer bounds) comes from the server's GET /api/catalog, read once at
@@ -57,15 +58,18 @@ function timerKeys(timers) {
   return [...TIMER_ORDER.filter((k) => keys.includes(k)), ...keys.filter((k) => !TIMER_ORDER.includes(k))];
 }
 
-function countSelect(id, label, value, max, disabled, onChange) {
+function countSelect(id, label, value, max, disabled, onChange, mode = "balance") {
+  // "balance": auto (the balance table) or 0..max; "002" (Sosia): random or 1..max.
+  const word = mode === "002" ? "random" : "auto";
+  const first = mode === "002" ? 1 : 0;
   return h("div", { class: "opt opt-choice" },
     h("label", { for: id }, label),
     h("select", {
       id, disabled,
-      onchange: (ev) => onChange(ev.target.value === "auto" ? "auto" : Number(ev.target.value)),
+      onchange: (ev) => onChange(ev.target.value === word ? word : Number(ev.target.value)),
     },
-    h("option", { value: "auto", selected: value === "auto" }, t("opt.auto_balance")),
-    Array.from({ length: max + 1 }, (_, n) => h("option", { value: n, selected: value === n }, String(n)))));
+    h("option", { value: word, selected: value === word }, mode === "002" ? t("imp.opt.random") : t("opt.auto_balance")),
+    Array.from({ length: max + 1 - first }, (_, i) => i + first).map((n) => h("option", { value: n, selected: value === n }, String(n)))));
 }
 
 function checkList(name, universe, chosen, labelOf, disabled, onChange) {
@@ -81,15 +85,31 @@ function checkList(name, universe, chosen, labelOf, disabled, onChange) {
     h("span", {}, labelOf(item)))));
 }
 
+/** The games and their styles as <option>s, grouped by game (the catalog's `family`:
+ * Impostore's styles Classica, Caos, Esperti and Sosia together). */
+export function presetOptions(selected, extra = []) {
+  const list = [...extra.filter((p) => !PRESETS.includes(p)), ...PRESETS];
+  const families = [];
+  for (const p of list) {
+    const fam = catalog.presets?.[p]?.family || p;
+    let group = families.find((f) => f.name === fam);
+    if (!group) families.push(group = { name: fam, presets: [] });
+    group.presets.push(p);
+  }
+  const option = (p) => h("option", { value: p, selected: p === selected }, t(`preset.${p}`));
+  return families.map((f) => (f.presets.length > 1
+    ? h("optgroup", { label: has(`family.${f.name}`) ? t(`family.${f.name}`) : f.name }, f.presets.map(option))
+    : option(f.presets[0])));
+}
+
 /** The game chooser of the lobby: every preset of every engine, from the catalog. */
 export function presetChooser(settings, editable, send) {
   const preset = settings.preset || "intruso";
   // The room's own value stays listed even if the catalog lacks it (it failed to load).
-  const presets = PRESETS.includes(preset) ? PRESETS : [preset, ...PRESETS];
   return h("div", { class: "opt opt-choice" },
     h("label", { for: "opt-preset" }, t("home.game")),
     h("select", { id: "opt-preset", disabled: !editable, onchange: (ev) => send({ preset: ev.target.value, options: {} }) },
-      presets.map((p) => h("option", { value: p, selected: p === preset }, t(`preset.${p}`)))),
+      presetOptions(preset, [preset])),
     h("small", { class: "hint" }, t(`preset.${preset}.short`)));
 }
 
@@ -135,7 +155,8 @@ export function undercoverOptions(settings, editable, send) {
       h("label", { for: "opt-lang" }, t("opt.lang")),
       h("select", { id: "opt-lang", disabled, onchange: (ev) => set("lang", ev.target.value) },
         langList.map((l) => h("option", { value: l, selected: l === o.lang }, t(`lang.${l}`))))),
-    countSelect("opt-intrusi", t(`opt.intrusi.${preset}`), o.intrusi, maxI, disabled, (v) => set("intrusi", v)),
+    countSelect("opt-intrusi", t(`opt.intrusi.${preset}`), o.intrusi, maxI, disabled, (v) => set("intrusi", v),
+      rules.count || "balance"),
     maxF > 0 ? countSelect("opt-fantasmi", t(`opt.fantasmi.${preset}`), o.fantasmi, maxF, disabled, (v) => set("fantasmi", v)) : null,
     !powersAllowed ? null : h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.powers")),
@@ -173,6 +194,7 @@ export function undercoverOptions(settings, editable, send) {
             if (Number.isFinite(n) && inRange) set("timers", { ...timers, [key]: n });
           },
         }))))),
+    wordListField(o, editable, "pairs", catalog.engines?.undercover?.custom_words),
     h("label", { class: "opt opt-bool", for: "opt-eliminated-speak" },
       h("input", {
         id: "opt-eliminated-speak", type: "checkbox", checked: Boolean(o.eliminated_speak), disabled,

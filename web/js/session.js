@@ -191,7 +191,7 @@ export function handleMessage(msg) {
     }
     case "cue":
       // The sound itself is in the voice mix; the page adds the chime and a buzz for my turn.
-      if (msg.name === "your_turn") turnCue(`${state.view?.round}:${state.view?.phase}:${state.view?.turn}`);
+      if (msg.name === "your_turn") turnCue(turnKey(state.view));
       else if (msg.name === "vote_open" && navigator.vibrate) {
         try { navigator.vibrate(80); } catch { /* not allowed yet */ }
       }
@@ -204,7 +204,7 @@ export function handleMessage(msg) {
         voice?.answer(null);
         update({ voice: "failed" });
       }
-      update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, at: Date.now() } });
+      update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, detail: msg.detail, at: Date.now() } });
       if (SEAT_LOST.includes(msg.code)) leaveRoom(msg.code);
       break;
     default:
@@ -223,11 +223,13 @@ function onView(view) {
     }
   }
   if (view && view.phase === "clues" && view.turn && view.turn === state.player) {
-    const key = `${view.round}:${view.phase}:${view.turn}`;
-    if (!prev || prev.turn !== view.turn || prev.phase !== view.phase || prev.round !== view.round) {
-      turnCue(key);
-    }
+    if (!prev || turnKey(prev) !== turnKey(view)) turnCue(turnKey(view));
   }
+}
+
+/** One turn: the round, the round of clues within it (Impostore plays several), who. */
+function turnKey(view) {
+  return `${view?.round}:${view?.clue_round ?? ""}:${view?.phase}:${view?.turn}`;
 }
 
 function turnCue(key) {

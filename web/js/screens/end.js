@@ -7,7 +7,8 @@ import { nameOf, powerName, roleName } from "../names.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
 import { clueBoard } from "./board.js";
-import { leaveButton } from "./lobby.js";
+import { leaveButton, nextRules } from "./lobby.js";
+import { eveningPanel, gamePoints } from "./podium.js";
 
 /** The result's per-player rows, whatever container the core used (list or map). */
 function rows(result, view) {
@@ -60,6 +61,9 @@ export function endScreen(view) {
         h("span", {}, roleName(r.role, view.preset), " · ", r.word ?? t("card.no_word"),
           r.power ? ` · ${powerName(r.power)}` : "")))))),
     h("section", { class: "card" }, clueBoard(result.clues || view.clues || [], view)),
+    gamePoints(result),
+    eveningPanel(),
+    nextRules(),
     h("div", { class: "start-bar" }, isHost()
       ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
       : h("p", { class: "hint waiting" }, t("end.wait_rematch")),

@@ -3,9 +3,12 @@
 
 import { undercoverOptions } from "../options.js";
 import { mountGame } from "./game.js";
+import { mountImpostor } from "./impostor.js";
+import { impostorOptions } from "./impostor-options.js";
 
 export const engines = {
   undercover: { game: mountGame, options: undercoverOptions },
+  impostor: { game: mountImpostor, options: impostorOptions },
 };
 
 /** The screen that draws a game of `engine` (the undercover one when unknown). */

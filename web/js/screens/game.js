@@ -182,9 +182,12 @@ export function mountGame(root) {
     if (v.phase === "over") {
       play.hidden = true;
       end.hidden = false;
-      region(end, [v.result, v.players, state.room?.host, state.player], () => endScreen(v));
+      region(end, [v.result, v.players, state.room?.host, state.room?.evening, state.room?.settings, state.player],
+        () => endScreen(v));
       return;
     }
+    // A rematch starts where the end screen was scrolled to: back to the top.
+    if (!end.hidden) window.scrollTo(0, 0);
     play.hidden = false;
     end.hidden = true;
     const { mode } = pickMode(v, local);

@@ -4,7 +4,7 @@ import { COLORS, face } from "../avatar.js";
 import { h } from "../dom.js";
 import { errorText } from "../errors.js";
 import { getLang, initialLang, setLang, t } from "../i18n.js";
-import { PRESETS } from "../options.js";
+import { PRESETS, presetOptions } from "../options.js";
 import { insecureNotice, micApiAvailable } from "../secure.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
@@ -103,8 +103,7 @@ export function mountHome(root) {
   linkCode ? null : codeInput,
   joinBtn);
 
-  const presetSel = h("select", { id: "preset", "aria-label": t("home.game") },
-    PRESETS.map((p) => h("option", { value: p }, t(`preset.${p}`))));
+  const presetSel = h("select", { id: "preset", "aria-label": t("home.game") }, presetOptions(PRESETS[0]));
   const createBtn = h("button", { class: "btn", id: "create-btn", type: "submit" }, t("home.create"));
   const createForm = h("form", {
     class: "card", onsubmit: (ev) => {

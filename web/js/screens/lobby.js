@@ -22,6 +22,32 @@ export function leaveButton() {
 // LAN address, the same the QR code holds, even when this page is on localhost.
 let joinBase = null;
 
+function sendSettings(patch) {
+  // The server merges the patch, validates it and echoes the normalised room to all.
+  session.send({ type: "settings", ...patch });
+}
+
+/** The host's settings: the game and style, then its engine's rules (lobby and end). */
+export function settingsForm(amHost) {
+  const s = state.room?.settings || {};
+  return [
+    h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
+    optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
+  ];
+}
+
+let rulesOpen = false;
+
+/** On the end screen: the host may change the game or the rules before the rematch. */
+export function nextRules() {
+  if (!isHost()) return null;
+  // Remembered at the click itself: a redraw may come before the details' toggle event.
+  const details = h("details", { class: "card next-rules", id: "next-rules", open: rulesOpen },
+    h("summary", { onclick: () => { rulesOpen = !details.open; } }, t("end.change_rules")),
+    settingsForm(true));
+  return details;
+}
+
 export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
   const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
@@ -29,11 +55,6 @@ export function mountLobby(root) {
   const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
   const start = h("div", { class: "start-bar" });
   root.append(h("div", { class: "screen lobby" }, head, players, mic, settings, start));
-
-  function sendSettings(patch) {
-    // The server merges the patch, validates it and echoes the normalised room to all.
-    session.send({ type: "settings", ...patch });
-  }
 
   function draw() {
     const room = state.room || {};
@@ -98,8 +119,7 @@ export function mountLobby(root) {
     region(settings, [s, amHost, t("lobby.settings")], () => [
       h("h2", {}, t("lobby.settings")),
       amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
-      h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
-      optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
+      settingsForm(amHost),
     ]);
 
     const n = (room.players || []).length;

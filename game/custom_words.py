@@ -1,0 +1,164 @@
+"""A room's own word list, pasted or uploaded by the host (every engine).
+
+Two shapes, one line each (blank lines and lines starting with `#` are skipped):
+
+- secret words (Impostore): `word` or `word: hint, hint` (the hints are what
+  an impostor may be shown in "hint" mode);
+- word pairs (Intruso, Infiltré, Sosia): `word, word` (or `word / word`).
+
+The host sends the text as the `custom_words` option; `validate_options`
+parses it here into plain data (a list of `{"word", "hints"}` or of `[a, b]`)
+and the room stores that with its settings, so every game of the room, and a
+replay, deals from the same list. A list is refused with a stable code and
+`detail: {field: "custom_words", line, word?}` (docs/rules.md has the limits):
+
+`words_too_few`, `words_too_many`, `words_too_big`, `words_too_short`,
+`words_too_long`, `words_bad_characters`, `words_duplicate`, `words_bad_pair`.
+
+The list is a secret of the host's making: `public_options` replaces it by
+its size before options are shown to the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import GameError
+from .text import fold
+
+FIELD = "custom_words"
+MAX_BYTES = 8000  # the text as pasted, in UTF-8: a settings message stays under its frame limit
+MAX_ENTRIES = 200
+MIN_WORDS = 3  # a secret-word list: a word and a choice for "Non conosco la parola"
+MIN_PAIRS = 1
+MAX_HINTS = 5
+MIN_LETTERS = 2
+MAX_LENGTH = 30
+_SEPARATORS = " '’-."
+
+
+def _refuse(code: str, message: str, **detail: Any) -> GameError:
+    return GameError(code, message, field=FIELD, **detail)
+
+
+def _word(raw: str, line: int) -> str:
+    """One word or short phrase, tidied; refused when too short, too long or odd."""
+    word = " ".join(raw.split())
+    if sum(c.isalnum() for c in word) < MIN_LETTERS:
+        raise _refuse("words_too_short", f"line {line}: a word needs at least {MIN_LETTERS} letters",
+                      line=line, word=word[:MAX_LENGTH])
+    if len(word) > MAX_LENGTH:
+        raise _refuse("words_too_long", f"line {line}: at most {MAX_LENGTH} characters",
+                      line=line, word=word[:MAX_LENGTH] + "…", max=MAX_LENGTH)
+    if not word[0].isalnum() or any(not (c.isalnum() or c in _SEPARATORS) for c in word):
+        raise _refuse("words_bad_characters",
+                      f"line {line}: letters, digits, spaces, ' - . only", line=line, word=word)
+    return word
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise _refuse("words_too_big", f"at most {MAX_BYTES} bytes of text", max=MAX_BYTES)
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.append((n, line))
+    if len(out) > MAX_ENTRIES:
+        raise _refuse("words_too_many", f"at most {MAX_ENTRIES} lines", max=MAX_ENTRIES)
+    return out
+
+
+def _no_duplicates(words: list[tuple[int, str]]) -> None:
+    seen: dict[str, int] = {}
+    for line, word in words:
+        key = fold(word)
+        if key in seen:
+            raise _refuse("words_duplicate", f"line {line}: {word!r} is already on line {seen[key]}",
+                          line=line, word=word, first=seen[key])
+        seen[key] = line
+
+
+def parse_words(value: Any) -> list[dict[str, Any]] | None:
+    """A secret-word list: pasted text, or the stored list itself, checked again.
+
+    Returns `[{"word": str, "hints": [str, ...]}]` (None: no list).
+    """
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if not all(isinstance(e, dict) and isinstance(e.get("word"), str)
+                   and isinstance(e.get("hints", []), list) for e in value):
+            raise GameError("bad_options", "custom_words: a text or a list of words", field=FIELD)
+        value = "\n".join(
+            e["word"] + (": " + ", ".join(map(str, e["hints"])) if e.get("hints") else "")
+            for e in value)
+    if not isinstance(value, str):
+        raise GameError("bad_options", "custom_words: a text or a list of words", field=FIELD)
+    entries: list[dict[str, Any]] = []
+    seen: list[tuple[int, str]] = []
+    for line, text in _lines(value):
+        head, _, tail = text.partition(":")
+        word = _word(head, line)
+        hints = []
+        for raw in (h for h in tail.split(",") if h.strip()) if tail else []:
+            hint = _word(raw, line)
+            if fold(hint) == fold(word) or fold(hint) in (fold(x) for x in hints):
+                raise _refuse("words_duplicate", f"line {line}: a hint repeats {hint!r}",
+                              line=line, word=hint, first=line)
+            hints.append(hint)
+        entries.append({"word": word, "hints": hints[:MAX_HINTS]})
+        seen.append((line, word))
+    _no_duplicates(seen)
+    if len(entries) < MIN_WORDS:
+        raise _refuse("words_too_few", f"at least {MIN_WORDS} words", min=MIN_WORDS)
+    return entries
+
+
+def parse_pairs(value: Any) -> list[list[str]] | None:
+    """A word-pair list: pasted text (`a, b` or `a / b` per line), or the stored list.
+
+    Returns `[[a, b], ...]` (None: no list).
+    """
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) for w in p)
+                   for p in value):
+            raise GameError("bad_options", "custom_words: a text or a list of pairs", field=FIELD)
+        value = "\n".join(f"{a}, {b}" for a, b in value)
+    if not isinstance(value, str):
+        raise GameError("bad_options", "custom_words: a text or a list of pairs", field=FIELD)
+    pairs: list[list[str]] = []
+    seen: list[tuple[int, str]] = []
+    for line, text in _lines(value):
+        sep = "/" if "/" in text else ","
+        parts = [p for p in text.split(sep)]
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise _refuse("words_bad_pair", f"line {line}: two words separated by a comma",
+                          line=line, word=text[:MAX_LENGTH])
+        a, b = (_word(p, line) for p in parts)
+        if fold(a) == fold(b):
+            raise _refuse("words_duplicate", f"line {line}: the same word twice",
+                          line=line, word=b, first=line)
+        pairs.append([a, b])
+        seen += [(line, a), (line, b)]
+    # A word may belong to two pairs ("gatto, tigre" and "gatto, leone"), not one pair twice.
+    keys: dict[frozenset[str], int] = {}
+    for (line, _), pair in zip(seen[::2], pairs, strict=True):
+        key = frozenset(fold(w) for w in pair)
+        if key in keys:
+            raise _refuse("words_duplicate", f"line {line}: this pair is already on line {keys[key]}",
+                          line=line, word=", ".join(pair), first=keys[key])
+        keys[key] = line
+    if len(pairs) < MIN_PAIRS:
+        raise _refuse("words_too_few", f"at least {MIN_PAIRS} pair", min=MIN_PAIRS)
+    return pairs
+
+
+def public_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options as the table may see them: a custom list shows only its size."""
+    out = dict(options)
+    if out.get(FIELD) is not None:
+        out[FIELD] = {"count": len(out[FIELD])}
+    return out
