@@ -13,11 +13,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import undercover
+from . import undercover, werewolf
 from .errors import GameError
 
 ENGINES: dict[str, ModuleType] = {
     undercover.NAME: undercover,
+    werewolf.NAME: werewolf,
 }
 
 # What every engine module offers (checked by tests/game/test_engines.py).

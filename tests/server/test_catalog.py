@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from game import PRESETS, catalog, default_options, words
+from game import ENGINES, PRESETS, catalog, default_options, words
 from game.timers import TIMER_MAX, TIMER_MIN
 from game.undercover.presets import DEFAULT_TIMERS, TIMER_KEYS
 from game.undercover.state import POWERS
@@ -30,7 +30,10 @@ def test_catalog_matches_every_preset_of_the_game(shared_server):
     assert list(cat["presets"]) == list(PRESETS)
     for name, p in PRESETS.items():
         entry = cat["presets"][name]
-        assert entry["lang"] == p.lang
+        assert entry["lang"] == p.lang and entry["engine"] == p.engine
+        assert entry["defaults"] == default_options(name)
+        if p.engine != "undercover":
+            continue
         assert entry["max_intrusi"] == p.max_intrusi
         assert entry["max_fantasmi"] == p.max_fantasmi
         assert entry["powers_allowed"] == p.powers_allowed
@@ -50,7 +53,9 @@ def test_catalog_has_every_category_of_every_language_and_no_word(shared_server)
     # Names and ids only: no string of the catalog is a word of a pair, except where a
     # word is also one of the rules' own names ("giudice" is a power and a word).
     secret = {w for lang in words.LANGS for pair in words.load_pairs(lang) for w in (pair.a, pair.b)}
-    own = set(POWERS) | set(PRESETS) | set(words.LANGS) | set(TIMER_KEYS)
+    own = set(POWERS) | set(PRESETS) | set(words.LANGS) | set(TIMER_KEYS) | set(ENGINES)
+    for part in cat["engines"].values():   # each engine's own names: roles, timers
+        own |= set(part.get("roles", [])) | set(part.get("timers", {}).get("keys", []))
     leaked = sorted((strings(cat) - own) & secret)
     assert not leaked, leaked
     assert "pairs" not in cat and "words" not in cat and "token" not in fetch(shared_server).text
