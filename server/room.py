@@ -76,7 +76,7 @@ class Room:
         self.whispers: dict[str, str] = {}
         self._last_view: dict[str, str] = {}
         self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
-                               self._routing)
+                               self._routing, listeners=self._listeners)
         # The actor.
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -462,6 +462,10 @@ class Room:
         if self.status == PLAYING and self.policy is not None:
             return self.policy.mouths
         return self.members.keys()
+
+    def _listeners(self) -> list[tuple[str, Callable[[str], None]]]:
+        """Every connected socket as (player id, send_text): for per-listener mouths."""
+        return [(m.id, m.conn.send_text) for m in self.members.values() if m.conn is not None]
 
     def _send_all(self, text: str) -> None:
         for m in self.members.values():
