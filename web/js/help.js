@@ -1,4 +1,4 @@
-// The in-game help: the three games and the ten powers, in the project's own words.
+// The in-game help: the games and the ten powers, in the project's own words.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -6,7 +6,7 @@ import { icon } from "./icons.js";
 
 export const POWERS = ["muto", "pappagallo", "buffone", "gemelli", "vendicatore",
   "giudice", "spia", "cupido", "ubriacone", "sabotatore"];
-const TABS = ["intruso", "infiltre", "sosia", "powers", "voice"];
+const TABS = ["intruso", "infiltre", "sosia", "powers", "voice", "lupi"];
 
 function paragraphs(text) {
   return text.split("\n").filter(Boolean).map((line) => h("p", {}, line));
