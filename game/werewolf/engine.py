@@ -119,7 +119,7 @@ def _after_nightfall(s: GameState, t: float, events: Events) -> None:
         _enter(s, "wolves", t, "wolves", events)
 
 
-def _peek(s: GameState, pl: Player, target: Any, events: Events) -> None:
+def _peek(s: GameState, pl: Player, target: Any) -> None:
     """The veggente points at a living player and learns, alone, whether it is a wolf."""
     if pl.role != VEGGENTE:
         raise GameError("not_allowed", "only the veggente looks at night")
@@ -386,7 +386,7 @@ def apply(
     if not pl.alive and not (kind == "vote" and s.phase == "nomination"):
         raise GameError("dead_player", "ghosts keep no ability")
     if kind == "peek":
-        _peek(s, pl, action["target"], events)
+        _peek(s, pl, action["target"])
     elif kind == "bite":
         _bite(s, pl, action["target"])
     elif kind == "ready":

@@ -2,10 +2,11 @@
 
 A random player acts from what its own view says it can do: the veggente
 looks at a random living player, each wolf picks a random living human,
-the living end the discussion, votes go to random candidates, the nominee
-yields the floor, a moderator sometimes moves the game on. Nobody plays
-well: the win shares of `sussurro simulate --preset lupi` are those of a
-table that votes at random (docs/rules-lupi.md).
+the living end the discussion, votes go to random candidates (a wolf spares
+the pack, the veggente names a wolf it found and spares the humans it saw),
+the nominee yields the floor, a moderator sometimes moves the game on.
+Nobody talks or reasons: the win shares of `sussurro simulate --preset lupi`
+are those of a table that votes almost at random (docs/rules-lupi.md).
 """
 
 from __future__ import annotations
@@ -53,13 +54,23 @@ def random_action(rng: random.Random, v: dict[str, Any], pool: list[str]) -> dic
     kind = rng.choice(can)
     living = [p["id"] for p in v["players"] if p["alive"] and p["id"] != me["id"]]
     if kind == "peek":
-        return {"type": "peek", "target": rng.choice(living)} if living else None
+        # A look at someone not looked at yet, when there is one.
+        fresh = [pid for pid in living if pid not in {s["player"] for s in me["seen"]}]
+        pool = fresh or living
+        return {"type": "peek", "target": rng.choice(pool)} if pool else None
     if kind == "bite":
         prey = [pid for pid in living if pid not in me["pack"]]
         return {"type": "bite", "target": rng.choice(prey)} if prey else None
     if kind == "vote":
         choices = [c for c in v["candidates"] if c != me["id"]]
-        return {"type": "vote", "target": rng.choice(choices)} if choices else None
+        # What the player's own view says: a wolf spares the pack, the seer names a wolf
+        # it found and spares the humans it saw.
+        wolves = [s["player"] for s in me["seen"] if s["wolf"]]
+        humans = {s["player"] for s in me["seen"] if not s["wolf"]} | set(me["pack"])
+        found = [c for c in choices if c in wolves]
+        spared = [c for c in choices if c not in humans]
+        pool = found or spared or choices
+        return {"type": "vote", "target": rng.choice(pool)} if pool else None
     if kind == "advance":
         # A moderator who mostly lets the clock run.
         return {"type": "advance"} if rng.random() < 0.3 else None
