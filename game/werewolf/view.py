@@ -202,17 +202,25 @@ def result(s: GameState) -> dict[str, Any] | None:
 
 
 def _stats(s: GameState, won: set[str]) -> dict[str, dict[str, Any]]:
-    """Per player, for the evening: side (humans innocent, wolves impostor), won, eliminated,
-    votes cast and how many of them named a wolf."""
+    """Per player, for the evening, in the stats schema every engine shares: side (humans
+    innocent, wolves impostor), role, won, eliminated, the votes cast on each side and
+    received in closed ballots (nominations and lynches), guessed (None: no guess here)."""
     wolves = set(s.wolves(alive_only=False))
-    out: dict[str, dict[str, Any]] = {}
-    for pl in s.players:
-        mine = [(stage, target) for stage, _day, voter, target in s.ballots if voter == pl.id]
-        out[pl.id] = {
-            "side": "impostor" if pl.id in wolves else "innocent",
+    side = {pl.id: "impostor" if pl.id in wolves else "innocent" for pl in s.players}
+    counts = {pid: {"on_impostors": 0, "on_innocents": 0, "received": 0} for pid in side}
+    for _stage, _day, voter, target in s.ballots:
+        counts[voter]["on_impostors" if side[target] == "impostor" else "on_innocents"] += 1
+        counts[target]["received"] += 1
+    return {
+        pl.id: {
+            "side": side[pl.id],
+            "role": pl.role,
             "won": pl.id in won,
             "eliminated": not pl.alive,
-            "votes_cast": len(mine),
-            "votes_on_impostors": sum(1 for _stage, t in mine if t in wolves),
+            "votes_on_impostors": counts[pl.id]["on_impostors"],
+            "votes_on_innocents": counts[pl.id]["on_innocents"],
+            "votes_received": counts[pl.id]["received"],
+            "guessed": None,
         }
-    return out
+        for pl in s.players
+    }

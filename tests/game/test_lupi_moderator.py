@@ -3,7 +3,7 @@ card, sees every card and night choice, advances the phases and is heard by ever
 
 from __future__ import annotations
 
-from game import cues, validate_options, view
+from game import cues, result, validate_options, view
 
 from .lupi_scenario import MOD, Play, start
 
@@ -121,3 +121,25 @@ def test_the_moderator_gets_no_victory_or_defeat():
     got = cues(p.s, p.events)
     assert all(MOD not in listeners for name, listeners in got if name in ("victory", "defeat"))
     assert view(p.s, MOD)["result"]["moderator"] == {"id": MOD, "name": "Mod"}
+
+
+def test_points_and_stats_of_a_finished_game():
+    """docs/rules-lupi.md: a winner scores 1, a surviving winner 2, a loser 0; the stats
+    count the closed ballots on each side."""
+    p = Play(start())
+    p.night("p6")
+    p.lynch("p0", "p3")   # everyone names p0 (p0 names p3), the voters lynch p0
+    p.night("p5")
+    p.lynch("p1", "p3")
+    res = result(p.s)
+    assert res["points"] == {"p0": 0, "p1": 0, "p2": 2, "p3": 2, "p4": 2, "p5": 1, "p6": 1,
+                             "p7": 2}
+    st = res["stats"]
+    assert list(st["p3"]) == ["side", "role", "won", "eliminated", "votes_on_impostors",
+                              "votes_on_innocents", "votes_received", "guessed"]
+    assert st["p0"]["side"] == "impostor" and st["p2"]["side"] == "innocent"
+    assert st["p6"] == {"side": "innocent", "role": "contadino", "won": True, "eliminated": True,
+                        "votes_on_impostors": 2, "votes_on_innocents": 0, "votes_received": 0,
+                        "guessed": None}
+    assert st["p0"]["votes_received"] == 7 + 5 and st["p0"]["votes_on_innocents"] == 1
+    assert {pid for pid, x in st.items() if x["won"]} == set(res["winners"])
