@@ -141,7 +141,7 @@ def test_a_whole_game_with_the_app_as_moderator(server, pw, tmp_path):
                 # By day the living bots are heard (the page waits for it before it acts).
                 living = [hz for b, hz in zip(bot_list, BOT_TONES, strict=False)
                           if any(x["id"] == b.pid and x["alive"] for x in v["players"])]
-                deadline = time.monotonic() + 6
+                deadline = time.monotonic() + 20  # a loaded machine is slow to start audio
                 while not heard_day and time.monotonic() < deadline:
                     heard_day = max(p.levels(living)) > HEARD_DB
                     time.sleep(0.2)

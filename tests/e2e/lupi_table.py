@@ -11,13 +11,15 @@ from server.rtc_client import Silence
 
 
 async def lupi_table(base_url: str, n: int, options: dict[str, Any], voice: bool = True,
-                     dtx: bool = False) -> list[Bot]:
+                     dtx: bool = False, decode: bool = True) -> list[Bot]:
     """A `lupi` room of `n` silent bots (bots[0] the host) with these options, seated and
-    connected; with `voice`, every bot's WebRTC peer is up. Every message a bot receives is
-    also kept with its arrival time (`bot.client.arrivals`: [(monotonic, message)])."""
-    bots = [await Bot.create(base_url, "Bot0", Silence(), preset="lupi", dtx=dtx)]
+    connected; with `voice`, every bot's WebRTC peer is up (`dtx`, `decode`: as for
+    server.bot.Bot). Every message a bot receives is also kept with its arrival time
+    (`bot.client.arrivals`: [(monotonic, message)])."""
+    kw = {"dtx": dtx, "decode": decode}
+    bots = [await Bot.create(base_url, "Bot0", Silence(), preset="lupi", **kw)]
     for i in range(1, n):
-        bots.append(await Bot.join(base_url, bots[0].client.code, f"Bot{i}", Silence(), dtx=dtx))
+        bots.append(await Bot.join(base_url, bots[0].client.code, f"Bot{i}", Silence(), **kw))
     for b in bots:
         timed(b)
     mark = bots[0].client.mark()

@@ -1,10 +1,12 @@
 """Lupi Mannari: nothing leaks through a side channel (issue 10), through a real server.
 
-Two tables of eight voice bots play the same public history: on night 1 the wolves
+Two tables of eight bots play the same public history: on night 1 the wolves
 devour seat Y, on day 1 seat Z is lynched, on night 2 the wolves devour seat O. At table A
 seat Y was a contadino, so the veggente lives and looks at someone on night 2; at table B
 seat Y was the veggente, so night 2's seer phase belongs to a ghost. Seat O is a contadino
-at both tables, and the wolves talk on their channel all night 2.
+at both tables, and the wolves talk on their channel all night 2. O and every seat that
+holds a wolf at either table have a real WebRTC voice (so `mouths` flow); the others play
+without one.
 
 Everything the server sends O over night 2 (views, cues, mouths: every message from the
 lynch's close to the day's view) must be the same at both tables: the same messages in
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +36,7 @@ TIMERS = {"night": 5, "seer": 5, "wolves": 6, "day": 120, "vote": 120, "defence"
 # Seconds: how far apart the two tables' same message may arrive on a busy machine. A
 # phase skipped or cut short would show as 5 seconds or more.
 TIMING = 1.0
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
@@ -41,23 +45,43 @@ def srv(tmp_path_factory):
         yield server
 
 
-async def dealt(base_url: str, want) -> list:
-    """A started table whose deal satisfies `want({pid: role})` (new rooms until one does)."""
-    for _ in range(30):
-        bots = await lupi_table(base_url, 8, {"timers": TIMERS}, voice=False)
-        await start(bots)
-        if want({b.pid: role(b) for b in bots}):
-            return bots
-        await close_all(bots)
-    raise AssertionError("no fitting deal in 30 tables")
+async def dealt_pair(base_url: str) -> tuple[list, list, str, str]:
+    """Two tables started together whose deals fit: (table A, table B, seat O, seat Y).
+
+    Seat Y holds the veggente at table B and is a contadino at table A; seat O is a
+    contadino at both. New pairs of rooms until one fits (each pair starts at once, so
+    its two games keep the same clock from the first night on).
+    """
+    async def table() -> list:
+        # The voices send nothing while silent and record packets without decoding them:
+        # this test reads messages, not sound.
+        return await lupi_table(base_url, 8, {"timers": TIMERS}, voice=False, dtx=True,
+                                decode=False)
+
+    for _ in range(20):
+        a, b = await table(), await table()
+        await asyncio.gather(start(a), start(b))
+        roles_a = {x.pid: role(x) for x in a}
+        roles_b = {x.pid: role(x) for x in b}
+        seat_y = next(p for p, r in roles_b.items() if r == "veggente")
+        both = [p for p in roles_a if roles_a[p] == roles_b[p] == "contadino" and p != seat_y]
+        if roles_a[seat_y] == "contadino" and both:
+            return a, b, both[0], seat_y
+        await close_all(a + b)
+    raise AssertionError("no fitting pair of deals in 20 tries")
 
 
-async def play(bots: list, seat_y: str, seat_z: str, seat_s: str, seat_o: str) -> None:
-    """The shared public history; the veggente (if alive) looks at someone each night."""
+async def play(bots: list, seat_y: str, seat_z: str, seat_s: str, seat_o: str,
+               voices: set[str]) -> None:
+    """The shared public history; the veggente (if alive) looks at someone each night.
+
+    The seats in `voices` (the same at both tables: O and every seat that holds a wolf at
+    either table) connect their voice; the others play without one, to keep the test light.
+    """
     by = {b.pid: b for b in bots}
     wolves = [b for b in bots if role(b) == "lupo"]
     seer = next(b for b in bots if role(b) == "veggente")
-    await asyncio.gather(*(b.start_voice() for b in bots))
+    await asyncio.gather(*(b.start_voice() for b in bots if b.pid in voices))
     # night 1: the veggente looks, the wolves devour Y
     await phase(bots, "seer")
     await seer.client.act({"type": "peek", "target": wolves[0].pid})
@@ -124,23 +148,27 @@ def normalised(window: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
     return out
 
 
+def keep(a, b) -> None:
+    """Both windows beside the screenshots, to read when the comparison fails."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "lupi_side_channel.json").write_text(
+        json.dumps({"living_seer": a, "dead_seer": b}, indent=1), encoding="utf-8")
+
+
 async def test_a_contadino_hears_and_sees_the_same_night_whether_the_seer_lives(srv):
-    # Table B first: O is a contadino, Y the veggente.
-    table_b = await dealt(srv.base_url, lambda r: "contadino" in r.values())
-    roles_b = {b.pid: role(b) for b in table_b}
-    seat_o = next(p for p, r in roles_b.items() if r == "contadino")
-    seat_y = next(p for p, r in roles_b.items() if r == "veggente")
-    # Table A: the same seats are both contadini, so its veggente lives.
-    table_a = await dealt(srv.base_url, lambda r: r[seat_o] == r[seat_y] == "contadino")
+    table_a, table_b, seat_o, seat_y = await dealt_pair(srv.base_url)
     roles_a = {b.pid: role(b) for b in table_a}
+    roles_b = {b.pid: role(b) for b in table_b}
     seer_a = next(p for p, r in roles_a.items() if r == "veggente")
     seat_z, seat_s = [p for p in roles_a if p not in (seat_o, seat_y, seer_a)][:2]
+    voices = {seat_o} | {p for roles in (roles_a, roles_b) for p, r in roles.items() if r == "lupo"}
     try:
-        await asyncio.gather(play(table_a, seat_y, seat_z, seat_s, seat_o),
-                             play(table_b, seat_y, seat_z, seat_s, seat_o))
+        await asyncio.gather(play(table_a, seat_y, seat_z, seat_s, seat_o, voices),
+                             play(table_b, seat_y, seat_z, seat_s, seat_o, voices))
         obs_a = next(b for b in table_a if b.pid == seat_o)
         obs_b = next(b for b in table_b if b.pid == seat_o)
         a, b = normalised(night_window(obs_a)), normalised(night_window(obs_b))
+        keep(a, b)
         kinds = [m["type"] for _, m in a]
         assert kinds == [m["type"] for _, m in b], (kinds, [m["type"] for _, m in b])
         assert kinds.count("view") == 4 and "cue" in kinds  # night, seer, wolves, day
