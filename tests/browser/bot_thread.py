@@ -29,16 +29,17 @@ class BotThread:
         """Run `coro` on the bots' loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    def join(self, base_url: str, code: str, name: str, source: Source, voice: bool = True) -> Bot:
-        async def _join() -> Bot:
-            bot = await Bot.join(base_url, code, name, source)
+    def join(self, base_url: str, code: str, seats: list[tuple[str, Source]],
+             voice: bool = True) -> list[Bot]:
+        """Seat one bot per (name, mic source) in room `code`; their voices connect together."""
+        async def _join() -> list[Bot]:
+            bots = [await Bot.join(base_url, code, name, source) for name, source in seats]
+            self.bots += bots
             if voice:
-                await bot.start_voice()
-            return bot
+                await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
+            return bots
 
-        bot = self.run(_join())
-        self.bots.append(bot)
-        return bot
+        return self.run(_join(), timeout=150)
 
     def play(self, bot: Bot, policy: Policy, seed: int = 1, delay: float = 0.3) -> None:
         """Answer each of `bot`'s views with `policy` (once per view) in the background."""

@@ -68,7 +68,7 @@ def phases_sent(p) -> set[str]:
 
 
 def seat_bots(srv, bots: BotThread, code: str, n: int) -> list:
-    return [bots.join(srv.base_url, code, f"Bot{i}", Tone(BOT_TONES[i])) for i in range(n)]
+    return bots.join(srv.base_url, code, [(f"Bot{i}", Tone(BOT_TONES[i])) for i in range(n)])
 
 
 def act_in_page(p, done: set) -> None:
