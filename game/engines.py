@@ -13,12 +13,13 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import impostor, undercover
+from . import impostor, undercover, werewolf
 from .errors import GameError
 
 ENGINES: dict[str, ModuleType] = {
     undercover.NAME: undercover,
     impostor.NAME: impostor,
+    werewolf.NAME: werewolf,
 }
 
 # What every engine module offers (checked by tests/game/test_engines.py).

@@ -46,7 +46,8 @@ Methods:
 
 `autoplay(view, rng=None) -> dict | None`: one random legal action for the
 player whose view this is (or None when there is nothing to do), for any phase
-of the undercover engine. `play(client, rng)` keeps answering the client's
+of the undercover engine; other engines' views get their engine's random
+player (`game.simulate.random_action`). `play(client, rng)` keeps answering the client's
 views with autoplay until the game is over.
 """
 
@@ -399,6 +400,9 @@ def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str
     engine's random player (`game.simulate.random_action`), one vote per ballot.
     """
     rng = rng or random.Random()
+    if view.get("game") not in (None, "undercover"):
+        # Another engine's game: its own random player (game/<engine>/sim.py).
+        return random_action(rng, view, []) if view.get("me") else None
     me = view.get("me") or {}
     can = me.get("can") or []
     myself = me.get("id")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -97,8 +98,8 @@ class Room:
         # The one owner of the whisper set; the voice's routing is derived from it.
         self.whispers = Whispers()
         self._last_view: dict[str, str] = {}
-        self.voice = VoiceLink(code, settings.ice_servers, self._send_mouths, self._mouths_allowed,
-                               self._routing,
+        self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
+                               self._routing, listeners=self._listeners,
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
                                max_candidates=settings.rtc_max_candidates)
         # Voice offers per seat (each makes the server gather and send ICE checks).
@@ -568,7 +569,13 @@ class Room:
             return self.policy.mouths
         return self.members.keys()
 
-    def _send_mouths(self, text: str) -> None:
+    def _listeners(self) -> list[tuple[str, Callable[[str], None]]]:
+        """Every connected socket as (player id, send): for per-listener mouths. The
+        newest levels replace ones a slow reader has not taken yet."""
+        return [(m.id, functools.partial(m.conn.send_latest, "mouths"))
+                for m in self.members.values() if m.conn is not None]
+
+    def _send_all(self, text: str) -> None:
         # The newest levels replace ones a slow reader has not taken yet.
         for m in self.members.values():
             if m.conn is not None:

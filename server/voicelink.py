@@ -3,8 +3,15 @@
 The room decides who may hear whom (from the game's audio policy) and hands
 the routing here; this module owns the `RoomVoice` object, answers WebRTC
 offers beside the room's actor (ICE gathering can take a while), and fans
-the voice's mouth levels out to every socket as one `mouths` message.
+the voice's mouth levels out to the sockets as `mouths` messages.
 A server without the voice layer still plays: offers get `voice_unavailable`.
+
+Mouths: every listener sees the mouths the game's policy shows everyone
+(`policy.mouths`); a member of a private channel (the routing's `channels`,
+e.g. werewolves at night) also sees the mouths of its channel mates. Every
+other mouth reads 0, like a silent one. Without channels everybody sees the
+same levels: one message for all. With channels, one message per distinct
+set of visible mouths, shared by every listener who sees that set.
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ from server.codes import new_seed
 from server.connection import Connection
 
 log = logging.getLogger(__name__)
+
+# Every connected socket as (player id, send_text).
+Listeners = Callable[[], Iterable[tuple[str, Callable[[str], None]]]]
 
 
 def voice_module() -> Any:
@@ -47,12 +57,16 @@ class VoiceLink:
     def __init__(self, code: str, ice_servers: Iterable[dict[str, Any]],
                  send_all: Callable[[str], None],
                  mouths_allowed: Callable[[], Collection[str]],
-                 routing_now: Callable[[], Any],
+                 routing_now: Callable[[], Any], listeners: Listeners | None = None,
                  on_peer_lost: Callable[[str], None] | None = None,
                  max_candidates: int | None = None) -> None:
         """`routing_now()` is the room's current audio.Routing (whispers in progress
         included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
-        connection dropped by itself."""
+        connection dropped by itself.
+
+        `listeners()` gives every connected socket as (player id, send_text); without it
+        channel mates do not see each other's mouths (everyone gets `send_all`'s message).
+        """
         self.code = code
         self.ice_servers = list(ice_servers)
         self.voice: Any = None
@@ -61,9 +75,11 @@ class VoiceLink:
         self._routing_now = routing_now
         self._on_peer_lost = on_peer_lost
         self._max_candidates = max_candidates
+        self._listeners = listeners
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._quiet = False
+        self._quiet = False  # one message for all: the last one was all silent
+        self._quiet_of: dict[str, bool] | None = None  # per listener, while channels exist
 
     @staticmethod
     def available() -> bool:
@@ -142,16 +158,48 @@ class VoiceLink:
     # Mouths ------------------------------------------------------------------
 
     def _on_mouths(self, levels: dict[str, float]) -> None:
-        """From the voice, >= 15 times a second: one `mouths` message to every socket."""
-        allowed = self._mouths_allowed()
-        # A mouth the policy hides reads 0, like a silent one: leaving the player out
-        # would tell everyone who is muted (the Muto during the clues).
-        out = {pid: round(float(v), 3) if pid in allowed else 0.0 for pid, v in levels.items()}
-        quiet = not any(out.values())
-        if quiet and self._quiet:
-            return  # silence was already sent once; spare the sockets
-        self._quiet = quiet
-        self._send_all(json.dumps({"type": "mouths", "levels": out}, separators=(",", ":")))
+        """From the voice, >= 15 times a second: `mouths` messages to the sockets."""
+        allowed = frozenset(self._mouths_allowed())
+        channels = self._channels()
+        if not channels or self._listeners is None:
+            if self._quiet_of is not None:
+                self._quiet_of, self._quiet = None, False  # back to one message: send it
+            text = _mouths_text(levels, allowed)
+            if text is not None or not self._quiet:
+                self._quiet = text is None
+                self._send_all(text or _mouths_text(levels, allowed, quiet=True))
+            return
+        self._send_grouped(levels, allowed, channels)
+
+    def _channels(self) -> tuple[frozenset[str], ...]:
+        try:
+            return tuple(getattr(self._routing_now(), "channels", ()) or ())
+        except Exception:
+            log.exception("room %s: routing for mouths failed", self.code)
+            return ()
+
+    def _send_grouped(self, levels: dict[str, float], allowed: frozenset[str],
+                      channels: tuple[frozenset[str], ...]) -> None:
+        """One message per distinct set of visible mouths, shared by its listeners."""
+        if self._quiet_of is None:
+            self._quiet_of = {}  # a new regime: everyone gets its first message
+        groups: dict[frozenset[str], list[tuple[str, Callable[[str], None]]]] = {}
+        for pid, send in self._listeners():
+            seen = allowed
+            for channel in channels:
+                if pid in channel:
+                    seen = seen | channel
+            groups.setdefault(seen, []).append((pid, send))
+        quiet_of: dict[str, bool] = {}
+        for seen, members in groups.items():
+            text = _mouths_text(levels, seen)
+            quiet = text is None
+            for pid, send in members:
+                if not (quiet and self._quiet_of.get(pid)):
+                    text = text or _mouths_text(levels, seen, quiet=True)
+                    send(text)
+                quiet_of[pid] = quiet
+        self._quiet_of = quiet_of  # listeners gone are forgotten: back, they get a message
 
     # Lifecycle ----------------------------------------------------------------
 
@@ -173,3 +221,17 @@ class VoiceLink:
             with contextlib.suppress(Exception):
                 await self.voice.stop()
             self.voice = None
+
+
+def _mouths_text(levels: dict[str, float], seen: Collection[str], quiet: bool = False
+                 ) -> str | None:
+    """The `mouths` message for a listener who sees the mouths in `seen`; None if all silent.
+
+    A mouth the listener may not see reads 0, like a silent one: leaving the player
+    out would tell everyone who is muted (the Muto during the clues), or who is in
+    a channel. With `quiet`, the all-silent message is returned instead of None.
+    """
+    out = {pid: round(float(v), 3) if pid in seen else 0.0 for pid, v in levels.items()}
+    if not quiet and not any(out.values()):
+        return None
+    return json.dumps({"type": "mouths", "levels": out}, separators=(",", ":"))

@@ -94,5 +94,5 @@ def test_the_ten_powers_and_three_games_have_help_in_every_language():
         d = load(lang)
         for p in powers:
             assert len(d[f"power.{p}.help"]) > 30, (lang, p)
-        for game in ("intruso", "infiltre", "sosia"):
+        for game in ("intruso", "infiltre", "sosia", "lupi"):
             assert len(d[f"help.{game}.body"]) > 200, (lang, game)

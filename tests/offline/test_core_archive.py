@@ -42,11 +42,12 @@ import json, sys
 sys.path[:0] = [sys.argv[1]]
 import game
 from game import apply, new_game, replay, state_bytes, view
-players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(6)]
+# Eight seats: every preset's table (Lupi Mannari deals from 8 players).
+players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(8)]
 out = {"modules": sorted(m.split(".")[0] for m in sys.modules if m.split(".")[0] in
                          ("emoji", "snowballstemmer", "rapidfuzz", "simplemma", "game"))}
 for preset in sorted(game.PRESETS):
-    opts = game.validate_options(preset, {"one_phone": True}, 6) if "one_phone" in \
+    opts = game.validate_options(preset, {"one_phone": True}, 8) if "one_phone" in \
         game.default_options(preset) else game.default_options(preset)
     words = game.draw_words(preset, opts, 7)
     s = new_game(preset, opts, 7, players, 0.0, words=words)
@@ -109,9 +110,9 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
     assert res.returncode == 0, res.stderr[-2000:]
     got = json.loads(res.stdout)
     assert "game" in got["modules"]
-    players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(6)]
+    players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(8)]
     for preset in sorted(game.PRESETS):
-        opts = (game.validate_options(preset, {"one_phone": True}, 6)
+        opts = (game.validate_options(preset, {"one_phone": True}, 8)
                 if "one_phone" in game.default_options(preset) else game.default_options(preset))
         words = game.draw_words(preset, opts, 7)
         here = game.state_bytes(game.new_game(preset, opts, 7, players, 0.0, words=words)).decode()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from game import PRESETS, catalog, default_options, words
+from game import ENGINES, PRESETS, catalog, default_options, words
 from game.impostor import wordbank
 from game.timers import TIMER_MAX, TIMER_MIN
 from game.undercover.presets import DEFAULT_TIMERS, TIMER_KEYS
@@ -56,7 +56,9 @@ def test_catalog_has_every_category_of_every_language_and_no_word(shared_server)
                for w in wordbank.words_of(lang, c)}
     # Impostore's category names are public ("Film" is a name and a word of a pair).
     names = {n.lower() for lang in wordbank.LANGS for n in wordbank.category_names(lang).values()}
-    own = set(POWERS) | set(PRESETS) | set(words.LANGS) | set(TIMER_KEYS) | names
+    own = set(POWERS) | set(PRESETS) | set(words.LANGS) | set(TIMER_KEYS) | names | set(ENGINES)
+    for part in cat["engines"].values():   # each engine's own names: roles, timers
+        own |= set(part.get("roles", [])) | set(part.get("timers", {}).get("keys", []))
     leaked = sorted((strings(cat) - own) & secret)
     assert not leaked, leaked
     assert "pairs" not in cat and "words" not in cat and "token" not in fetch(shared_server).text

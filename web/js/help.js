@@ -11,7 +11,7 @@ export const POWERS = ["muto", "pappagallo", "buffone", "gemelli", "vendicatore"
   "giudice", "spia", "cupido", "ubriacone", "sabotatore"];
 const AWARDS = ["best_detective", "uncatchable", "mind_reader", "suspicious_face", "friendly_fire",
   "scapegoat", "unlucky", "chameleon"];
-const TABS = ["intruso", "infiltre", "impostore", "sosia", "evening", "powers", "voice"];
+const TABS = ["intruso", "infiltre", "impostore", "sosia", "evening", "powers", "voice", "lupi"];
 
 function paragraphs(text) {
   return text.split("\n").filter(Boolean).map((line) => h("p", {}, line));

@@ -62,6 +62,11 @@ export function has(key) {
 
 /** t("clue.turn_of", {name: "Ada"}) -> "Tocca ad Ada". Falls back to Italian, then the key. */
 export function t(key, params = {}) {
-  const text = dicts[current]?.[key] ?? dicts.it?.[key] ?? key;
+  return tIn(current, key, params);
+}
+
+/** `t` in a given language whatever the player picked (a narration spoken in the room's). */
+export function tIn(lang, key, params = {}) {
+  const text = dicts[lang]?.[key] ?? dicts.it?.[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }

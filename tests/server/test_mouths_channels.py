@@ -1,0 +1,89 @@
+"""Mouths and private channels (issue 10): a channel member also sees its mates' mouths,
+everyone else sees them at 0; one message per distinct set of visible mouths."""
+
+from __future__ import annotations
+
+import json
+
+from audio import Routing
+from server.voicelink import VoiceLink
+
+PIDS = ["p1", "p2", "p3", "p4"]
+
+
+class Table:
+    """A VoiceLink wired to fake sockets: what each listener received, in order."""
+
+    def __init__(self, allowed=(), channels=()):
+        self.allowed = set(allowed)
+        self.routing = Routing(public=frozenset(self.allowed), channels=tuple(channels))
+        self.online = list(PIDS)
+        self.got: dict[str, list[str]] = {p: [] for p in PIDS}
+        self.broadcasts = 0
+        self.link = VoiceLink("ROOMS", [], self._send_all, lambda: self.allowed,
+                              lambda: self.routing, listeners=self._listeners)
+
+    def _send_all(self, text):
+        self.broadcasts += 1
+        for p in self.online:
+            self.got[p].append(text)
+
+    def _listeners(self):
+        return [(p, self.got[p].append) for p in self.online]
+
+    def levels(self, pid):
+        return [json.loads(t)["levels"] for t in self.got[pid]]
+
+
+def test_wolves_see_each_other_move_and_nobody_else_does():
+    t = Table(allowed=(), channels=[frozenset({"p1", "p2"})])
+    t.link._on_mouths({"p1": 0.6, "p2": 0.3, "p3": 0.0, "p4": 0.0})
+    assert t.levels("p1") == [{"p1": 0.6, "p2": 0.3, "p3": 0.0, "p4": 0.0}]
+    assert t.levels("p2") == t.levels("p1")
+    for outsider in ("p3", "p4"):
+        assert t.levels(outsider) == [{"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0}]
+    # One message per set of visible mouths, shared by its listeners (the very same text).
+    assert t.got["p1"][0] is t.got["p2"][0] and t.got["p3"][0] is t.got["p4"][0]
+    assert t.broadcasts == 0
+
+
+def test_public_mouths_and_channel_mates_add_up():
+    t = Table(allowed=("p4",), channels=[frozenset({"p1", "p2"})])
+    t.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.7, "p4": 0.2})
+    assert t.levels("p1")[-1] == {"p1": 0.5, "p2": 0.0, "p3": 0.0, "p4": 0.2}
+    assert t.levels("p3")[-1] == {"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.2}
+
+
+def test_silence_is_sent_once_to_each_listener():
+    t = Table(channels=[frozenset({"p1", "p2"})])
+    t.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    t.link._on_mouths({"p1": 0.4, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    # The wolves got both; the others one silent message, not repeated.
+    assert len(t.got["p1"]) == 2 and len(t.got["p3"]) == 1
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    assert len(t.got["p1"]) == 3 and len(t.got["p3"]) == 1
+
+
+def test_a_listener_back_online_gets_a_fresh_message():
+    t = Table(channels=[frozenset({"p1", "p2"})])
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    t.online.remove("p2")
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    t.online.append("p2")
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    assert len(t.got["p2"]) == 2 and len(t.got["p1"]) == 1
+
+
+def test_without_channels_one_message_for_everyone():
+    t = Table(allowed=set(PIDS))
+    t.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    assert t.broadcasts == 1 and all(len(t.got[p]) == 1 for p in PIDS)
+    # Channels come and go: back to one message, and everyone gets the first one.
+    t.routing = Routing(channels=(frozenset({"p1", "p2"}),))
+    t.allowed = set()
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    t.routing = Routing(public=frozenset(PIDS))
+    t.allowed = set(PIDS)
+    t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    assert t.broadcasts == 2 and all(len(t.got[p]) == 3 for p in PIDS)
