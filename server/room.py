@@ -39,8 +39,8 @@ from server.seats import (
     Member,
     RoomError,
     clean_name,
-    name_key,
     pick_color,
+    same_name,
 )
 from server.storage import (
     ActionRow,
@@ -298,7 +298,7 @@ class Room:
         name = clean_name(name)
         if self._banned(name) is not None:
             raise RoomError(403, P.NAME_BANNED, "the host removed a player of that name")
-        if any(name_key(m.name) == name_key(name) for m in self.members.values()):
+        if any(same_name(m.name, name) for m in self.members.values()):
             raise RoomError(409, "name_taken", "someone in the room already has that name")
         color = pick_color(color, {m.color for m in self.members.values()}, self.next_seat)
         now = self.now()
@@ -494,8 +494,7 @@ class Room:
 
     def _banned(self, name: str) -> str | None:
         """The banned name `name` folds to, if any."""
-        key = name_key(name)
-        return next((b for b in self.banned if name_key(b) == key), None)
+        return next((b for b in self.banned if same_name(b, name)), None)
 
     async def _on_pass_host(self, member: Member, msg: P.PassHost) -> None:
         self._require_host(member)

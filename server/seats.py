@@ -59,16 +59,22 @@ def clean_name(name: str) -> str:
     return name
 
 
-def name_key(name: str) -> str:
-    """The form two names are compared in: names with the same key are the same seat name.
+def name_keys(name: str) -> frozenset[str]:
+    """The forms a name is compared in: two names that share one are the same seat name.
 
     Their look-alike skeleton (`game.unicode_text.skeleton`): case, accents,
     invisible characters, full-width forms and letters of other scripts that
     look like Latin ones are ignored, so "Ada", "ADA", "Аda" (Cyrillic А),
-    "Ａｄａ" and "Ada" + a Hangul filler are one name. Case is folded after
-    the look-alike table: "AI" and "Al" collide, "Ivan" and "ivan" do not.
+    "Ａｄａ" and "Ada" + a Hangul filler are one name. The skeleton maps a
+    capital I to l before case is folded ("AI" and "Al" collide), so the
+    skeleton of the case-folded name is a key too: "Ivan" and "ivan" collide.
     """
-    return skeleton(name)
+    return frozenset((skeleton(name), skeleton(name.casefold())))
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names would be taken for one another at the table."""
+    return not name_keys(a).isdisjoint(name_keys(b))
 
 
 def pick_color(wanted: str | None, used: set[str], seat: int) -> str:

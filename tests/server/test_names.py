@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.seats import RoomError, clean_name, name_key, pick_color
+from server.seats import RoomError, clean_name, pick_color, same_name
 
 LOOK_ALIKES_OF_ADA = [
     "Ada\u3164",  # Hangul filler
@@ -40,16 +40,22 @@ BLANK_NAMES = [
 
 @pytest.mark.parametrize("other", LOOK_ALIKES_OF_ADA)
 def test_look_alike_names_share_a_key(other):
-    assert name_key(clean_name(other)) == name_key("Ada")
+    assert same_name(clean_name(other), "Ada")
 
 
 @pytest.mark.parametrize("other", ["Adam", "Ida", "Ava", "Aba"])
 def test_different_names_keep_different_keys(other):
-    assert name_key(clean_name(other)) != name_key("Ada")
+    assert not same_name(clean_name(other), "Ada")
 
 
 def test_a_capital_i_and_a_small_l_share_a_key():
-    assert name_key("AI") == name_key("Al") == name_key("A1")
+    assert same_name("AI", "Al") and same_name("Al", "A1") and same_name("AI", "A1")
+
+
+@pytest.mark.parametrize("other", ["ivan", "IVAN", "iVaN", "lvan"])
+def test_names_differing_in_case_only_collide_even_with_a_capital_i(other):
+    # The skeleton maps I to l before folding case: "Ivan" -> "lvan" but "ivan" -> "ivan".
+    assert same_name("Ivan", other) and same_name(other, "Ivan")
 
 
 @pytest.mark.parametrize("name", BLANK_NAMES)
@@ -77,6 +83,14 @@ def test_join_refuses_a_look_alike_of_a_seated_name(shared_server):
     assert httpx.post(join, json={"name": "Bob\u200b"}).status_code == 200
     info = httpx.get(shared_server.url(f"/api/rooms/{room['code']}")).json()
     assert [p["name"] for p in info["players"]] == ["Ada", "Bob"]
+
+
+def test_join_refuses_a_name_differing_in_case_only_from_one_with_a_capital_i(shared_server):
+    room = httpx.post(shared_server.url("/api/rooms"), json={"name": "Ivan"}).json()
+    join = shared_server.url(f"/api/rooms/{room['code']}/join")
+    for other in ("ivan", "IVAN"):
+        r = httpx.post(join, json={"name": other})
+        assert r.status_code == 409 and r.json()["code"] == "name_taken", other
 
 
 @pytest.mark.parametrize("color", ["#aabbcc\n", "#aabbcc ", " #aabbcc", "#aabbccdd", "#aabbc"])
