@@ -23,6 +23,7 @@ from ..actions import FLAG, PLAYER, TEXT, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..timers import deadline as timer_deadline
+from ..unicode_text import clean
 from . import wordbank
 from .presets import MAX_WORD_REQUESTS, get_preset, table_setup, validate_options
 from .state import (
@@ -336,7 +337,7 @@ def _guess(s: GameState, pl: Player, word: Any, t: float, events: Events) -> Non
     if not isinstance(word, str) or not word.strip():
         raise GameError("bad_action", "a guess is a word", field="word")
     right = texts.guess_matches(word, s.word, None, s.options["lang"])
-    s.guesses.append({"player": pl.id, "word": word.strip()[:60], "right": right})
+    s.guesses.append({"player": pl.id, "word": clean(word)[:60], "right": right})
     events.append({"type": "guess", "player": pl.id, "right": right})
     s.acting = None
     _after_vote(s, pl.id, right, t, events)

@@ -25,6 +25,7 @@ from ..actions import PLAYER, PLAYERS2, TALLY, TEXT, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..table_vote import table_tally
+from ..unicode_text import clean
 from .presets import (
     POWERS,
     Preset,
@@ -502,7 +503,7 @@ def _guess(s: GameState, pl: Player, word: Any, t: float, events: Events) -> Non
     if not isinstance(word, str) or not word.strip():
         raise GameError("bad_action", "a guess is a word", field="word")
     right = texts.guess_matches(word, s.word_civili, s.word_intrusi, s.options["lang"])
-    s.guesses.append({"player": pl.id, "word": word.strip()[:60], "right": right})
+    s.guesses.append({"player": pl.id, "word": clean(word)[:60], "right": right})
     events.append({"type": "guess", "player": pl.id, "right": right})
     s.acting = None
     if right and pl.role == INTRUSO:

@@ -311,6 +311,15 @@ def test_000_s5_wrong_guess_then_a_new_round_of_clues():
     assert sorted(g.s.order) == ["p0", "p1", "p2", "p3", "p4", "p5"]
 
 
+def test_000_s5_a_guess_is_kept_as_shown_without_invisible_or_bidi_characters():
+    """The guess is shown to the table at the end: kept cleaned like every player text
+    (issue 8: text that looks like something else)."""
+    g = Play(start(n=7, roles={"p5": "intruso", "p6": "fantasma"}))
+    g.eliminate("p6", "p0")
+    g.act("p6", type="guess", word="\u202ezz\u200bzz\u2066  zz\x00")
+    assert g.s.guesses[-1]["word"] == "zzzz zz"
+
+
 def test_000_s5_guess_timeout_is_a_failed_guess():
     """§5 (RULES.md timers): a Fantasma who does not answer loses the chance."""
     g = Play(start(n=7, roles={"p5": "intruso", "p6": "fantasma"}))

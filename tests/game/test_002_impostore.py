@@ -429,6 +429,14 @@ def test_002_5_case_accents_and_small_typos_do_not_count(guess):
     assert g.s.outcome == "impostors"
 
 
+def test_002_5_a_guess_is_kept_as_shown_without_invisible_or_bidi_characters():
+    """The guess shown at the end is cleaned like every player text (issue 8)."""
+    g = Play(start(n=4, roles={"p3": "impostore"}))
+    g.eliminate("p3", "p0")
+    g.act("p3", type="guess", word="\u202ezebra\u200b\u2066")
+    assert g.s.guesses[-1]["word"] == "zebra"
+
+
 def test_002_5_a_missed_or_absent_guess_is_wrong():
     """002 §5 (choice: no answer by the guess timer is a wrong guess)."""
     g = Play(start(n=4, roles={"p3": "impostore"}, options={"timers": {"guess": 30}}))
