@@ -78,8 +78,10 @@ def random_clue(rng: random.Random, v: dict[str, Any]) -> str:
     words = [nonsense(rng) for _ in range(rng.randint(1, 3))]
     if power == "pappagallo":
         previous = next((c["text"] for c in reversed(v["clues"]) if not c["skipped"]), None)
-        if previous:
-            words[0] = rng.choice(texts.clue_words(previous))
+        # Only what the check lets him repeat: not an article, not his own word's family.
+        allowed = texts.repeat_candidates(previous, v["me"].get("word"), v["lang"]) if previous else []
+        if allowed:
+            words[0] = rng.choice(allowed)
     return " ".join(words)
 
 
