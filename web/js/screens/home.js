@@ -39,7 +39,7 @@ export function mountHome(root) {
   drawFace();
 
   const nameInput = h("input", {
-    id: "name", type: "text", maxlength: 20, autocomplete: "nickname", value: prof.name,
+    id: "name", type: "text", maxlength: 24, autocomplete: "nickname", value: prof.name,
     placeholder: t("home.name_placeholder"), "aria-label": t("home.name"),
     oninput: (ev) => { prof.name = ev.target.value; drawFace(); storage.profile.set(prof); },
   });
