@@ -158,11 +158,11 @@ def test_every_phase_fits_the_screen_with_labelled_controls(server, pw, tmp_path
         p.page.evaluate("window.__sussurro.receive({type: 'mouths', levels: {p1: 0.8}})")
         assert float(p.page.get_attribute(".mouth[data-pid='p1']", "data-level")) > 0.5
         assert float(p.page.get_attribute(".mouth[data-pid='p2']", "data-level")) == 0
-        # The help: the games, the ten powers, the evening's awards, the voice.
+        # The help: the games (Lupi Mannari too), the ten powers, the evening's awards, the voice.
         p.page.click(".topbar .iconbtn:last-child")
         p.page.wait_for_selector(".dialog")
         tabs = p.page.locator(".tabs .tab").count()
-        assert tabs == 7
+        assert tabs == 8
         for tab in range(tabs):
             p.page.click(f".tabs .tab >> nth={tab}")
             width, client = p.overflow()
