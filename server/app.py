@@ -204,7 +204,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     # Outermost, so that refusals (413, 429) carry the headers too. The docs page (when
     # on) loads its own scripts: it keeps the other headers but not the policy.
-    app.add_middleware(SecurityHeaders, exempt=[docs, "/docs/oauth2-redirect"] if docs else [])
+    app.add_middleware(SecurityHeaders, exempt=[docs, "/docs/oauth2-redirect"] if docs else [],
+                       nodes=cluster.known_urls if cluster is not None else None,
+                       extra=settings.csp_connect if cluster is not None else "")
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):

@@ -121,6 +121,10 @@ class Settings:
     redis_wait_ms: int = 100
     # SIGTERM: how long handing the rooms over may take before the node exits anyway.
     drain_timeout: float = 30.0
+    # Origins (space-separated, e.g. "https://*.example.com wss://*.example.com") the
+    # pages may also connect to: nodes on other hosts than the live ones' (which are
+    # allowed on any port by themselves), such as nodes added later.
+    csp_connect: str = ""
     # `sussurro serve --workers N`: N node processes on consecutive ports.
     workers: int = 1
     # This node's id in the registry; empty: host-port-random, new at each start.

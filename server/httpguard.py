@@ -8,8 +8,8 @@ every path (pages, static files, the API) and act before any body is read:
   up to the limit only. The endpoints then apply their throttles before they
   read the (now bounded) body.
 - `SecurityHeaders`: a Content-Security-Policy fitting the web client (its
-  own scripts and styles only, no inline script, the WebSocket to this host,
-  the data: favicon), `X-Content-Type-Options: nosniff`, `Referrer-Policy`,
+  own scripts and styles only, no inline script, the WebSocket to this host
+  and, in cluster mode, to every live node; the data: favicon), `X-Content-Type-Options: nosniff`, `Referrer-Policy`,
   and no framing (`frame-ancestors 'none'`, `X-Frame-Options: DENY`).
 """
 
@@ -30,10 +30,33 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 
 
-def content_security_policy(host: str | None) -> str:
+_SOURCE = re.compile(r"(https?|wss?)://(\*\.)?[A-Za-z0-9.\-]+(:(\d{1,5}|\*))?|"
+                     r"(https?|wss?)://\[[0-9A-Fa-f:.]+\](:(\d{1,5}|\*))?")
+
+
+def node_sources(url: str) -> str:
+    """A cluster node's URL as the sources a page may connect to: its scheme and the
+    matching socket scheme, on any port of its host (so that a node added later on a
+    host already known is reachable from pages loaded before it existed)."""
+    m = re.fullmatch(r"(https?)://([^/\s;,']+?)(:\d{1,5})?/?", url.strip())
+    if m is None or not _HOST.fullmatch(m.group(2)):
+        return ""
+    socket = "wss" if m.group(1) == "https" else "ws"
+    return f" {m.group(1)}://{m.group(2)}:* {socket}://{m.group(2)}:*"
+
+
+def extra_sources(text: str) -> str:
+    """The `csp_connect` setting's sources, each checked (anything else is left out)."""
+    return "".join(f" {src}" for src in text.split() if _SOURCE.fullmatch(src))
+
+
+def content_security_policy(host: str | None, nodes: Iterable[str] = (), extra: str = "") -> str:
     """The page's policy; `host` (the request's Host) names the WebSocket's origin, since
-    older browsers do not count ws:/wss: to the page's own host as 'self'."""
+    older browsers do not count ws:/wss: to the page's own host as 'self'. `nodes`: in
+    cluster mode, every live node's URL (a page's socket goes to its room's node, and
+    it asks the others where its room went); `extra`: checked sources (`extra_sources`)."""
     sockets = f" ws://{host} wss://{host}" if host and _HOST.fullmatch(host) else ""
+    sockets += "".join(node_sources(url) for url in nodes) + extra
     return "; ".join((
         "default-src 'self'",
         "script-src 'self'",
@@ -117,9 +140,12 @@ class BodyLimit:
 class SecurityHeaders:
     """Add the security headers to every HTTP response (paths in `exempt` skip the CSP)."""
 
-    def __init__(self, app: ASGIApp, exempt: Iterable[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, exempt: Iterable[str] = (),
+                 nodes: Callable[[], Iterable[str]] | None = None, extra: str = "") -> None:
         self.app = app
         self.exempt = frozenset(exempt)
+        self.nodes = nodes  # cluster mode: the live nodes' URLs, for connect-src
+        self.extra = extra_sources(extra)  # the csp_connect setting
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -129,7 +155,8 @@ class SecurityHeaders:
                  (b"referrer-policy", b"no-referrer"),
                  (b"x-frame-options", b"DENY")]
         if scope.get("path") not in self.exempt:
-            csp = content_security_policy(_header(scope, b"host"))
+            nodes = self.nodes() if self.nodes is not None else ()
+            csp = content_security_policy(_header(scope, b"host"), nodes, self.extra)
             extra.append((b"content-security-policy", csp.encode("latin-1")))
 
         async def send_with_headers(message: Message) -> None:
