@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up the environment (Python packages; Debian's chromium for browser tests, coturn
-# for the TURN credentials test and redis-server for the cluster tests) and run the
+# for the TURN credentials test, redis-server for the cluster tests and espeak-ng for
+# speech-like test audio) and run the
 # whole test suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +10,9 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  echo "installing Debian's ${missing[*]} for the browser, TURN and cluster tests"
+  echo "installing Debian's ${missing[*]} for the browser, TURN, cluster and speech tests"
   # The tests start their own turnserver and redis-server on loopback: a policy-rc.d
   # answering 101 keeps the packages from starting services of their own.
   policy=""
