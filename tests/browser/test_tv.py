@@ -9,8 +9,6 @@ are written to test-artifacts/screens/tv-*.png.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from server.bot import Bot
