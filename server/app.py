@@ -362,6 +362,22 @@ def create_app(settings: Settings) -> FastAPI:
             return _error(exc.status, exc.code, exc.message)
         return {"player": pid, "token": token, "code": room.code, **node_fields(room.code)}
 
+    @app.post("/api/rooms/{code}/watch")
+    async def watch_room(code: str, request: Request):
+        """A spectator pass: a token for a shared screen (no seat, no name)."""
+        if not internal(request):
+            limited = throttled(joins, client_ip(request), "joins")
+            if limited is not None:
+                return limited
+        room = await find_room(request, code, "POST", f"/api/rooms/{code}/watch", {})
+        if isinstance(room, Response):
+            return room
+        try:
+            sid, token = await room.call(room.cmd_add_spectator)
+        except RoomError as exc:
+            return _error(exc.status, exc.code, exc.message)
+        return {"spectator": sid, "token": token, "code": room.code, **node_fields(room.code)}
+
     @functools.lru_cache(maxsize=256)
     def qr_svg(link: str, code: str) -> bytes:
         # Drawing a QR code costs milliseconds: once per link, not once per request.
@@ -440,6 +456,20 @@ def create_app(settings: Settings) -> FastAPI:
     @app.get("/r/{code}")
     async def room_page(code: str, request: Request):
         return client_page(request)
+
+    @app.get("/r/{code}/tv")
+    async def tv_page(code: str, request: Request):
+        # The shared screen: the same page, which reads /tv and asks for a spectator pass.
+        return client_page(request)
+
+    @app.get("/api/rooms/{code}/tv-qr.svg")
+    async def tv_qr(code: str, request: Request):
+        room = await find_room(request, code, "GET", f"/api/rooms/{code}/tv-qr.svg")
+        if isinstance(room, Response):
+            return room
+        return Response(qr_svg(f"{base_url(request)}/r/{room.code}/tv", room.code),
+                        media_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=3600"})
 
     # The one-phone page (the core in the browser, offline): web/offline/, offline-build/.
     mount_offline(app, settings)

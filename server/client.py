@@ -31,9 +31,10 @@ runs the `on_reconnect` callbacks (the bots restart their voice there) and
 counts in `reconnects`.
 
 Methods:
-- `Client.create(base_url, name, *, preset=None, lang=None, color=None)` and
-  `Client.join(base_url, code, name, *, color=None)`: HTTP, raise `HttpError`
-  (with `.status` and `.code`) on refusal.
+- `Client.create(base_url, name, *, preset=None, lang=None, color=None)`,
+  `Client.join(base_url, code, name, *, color=None)` and `Client.watch(base_url,
+  code)` (a spectator pass; `player` is then the pass id): HTTP, raise
+  `HttpError` (with `.status` and `.code`) on refusal.
 - `connect(timeout=10)`: open `/ws?token=...`, wait for `welcome` and `room`.
 - `send(type, **fields)` / `send_raw(text)` / `act(action)` (an `action` message).
 - `wait_for(pred, timeout=10, since=None)`: the first message (from index
@@ -132,6 +133,12 @@ class Client:
         body = {"name": name, **({"color": color} if color else {})}
         data = await _post(base_url, f"/api/rooms/{code}/join", body)
         return cls(base_url, code, data["player"], data["token"], data.get("node"))
+
+    @classmethod
+    async def watch(cls, base_url: str, code: str) -> Client:
+        """Take a spectator pass (a shared screen): `player` is the pass id (s1, ...)."""
+        data = await _post(base_url, f"/api/rooms/{code}/watch", {})
+        return cls(base_url, code, data["spectator"], data["token"], data.get("node"))
 
     # The socket -----------------------------------------------------------------
 
@@ -402,7 +409,8 @@ def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str
     rng = rng or random.Random()
     if view.get("game") not in (None, "undercover"):
         # Another engine's game: its own random player (game/<engine>/sim.py).
-        return random_action(rng, view, []) if view.get("me") else None
+        # (A made-up word to guess with: an empty pool would fail the impostor's guess.)
+        return random_action(rng, view, [nonsense(rng)]) if view.get("me") else None
     me = view.get("me") or {}
     can = me.get("can") or []
     myself = me.get("id")

@@ -69,6 +69,8 @@ class Settings:
 
     # Rooms.
     max_players: int = 16
+    # Spectator passes (a TV or laptop for the room: no seat, public view and voice).
+    max_spectators: int = 8
     max_rooms: int = 1000
     # Live rooms one client address may have created (so one address cannot fill max_rooms).
     max_rooms_per_address: int = 20

@@ -38,6 +38,10 @@ LEFT = "left"
 VOICE_UNAVAILABLE = "voice_unavailable"
 TOO_MANY_CONNECTIONS = "too_many_connections"
 INTERNAL = "internal"
+# A spectator's socket sent something only a seated player may send.
+SPECTATOR = "spectator"
+# The room already has its `max_spectators` passes.
+SPECTATORS_FULL = "spectators_full"
 # Cluster mode: the room is served by another node now (a `moved` message names it).
 ROOM_MOVED = "room_moved"
 # The room store (Redis) could not be reached; nothing changed.

@@ -98,6 +98,23 @@ if not host or host == '' then redis.call('HSET', KEYS[2], 'host', ARGV[2]) end
 return 1
 """
 
+# KEYS: fence, spectators, token key. ARGV: token, sid, spectator json, "code sid".
+# The token key is shared with the players' (one namespace of token hashes).
+ADD_SPECTATOR = FENCE + """
+if not redis.call('SET', KEYS[3], ARGV[4], 'NX') then
+  return redis.error_reply('TOKEN_TAKEN')
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 1
+"""
+
+# KEYS: fence, spectators, token key. ARGV: token, sid. The pass and its token go.
+REMOVE_SPECTATOR = FENCE + """
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[3])
+return 1
+"""
+
 # KEYS: fence, room, games. ARGV: token, n, game json, now. Games are numbered 1, 2, ...
 START_GAME = FENCE + """
 if redis.call('HLEN', KEYS[3]) ~= tonumber(ARGV[2]) - 1 then

@@ -19,7 +19,9 @@ Keys (all under `prefix`, "sussurro:" by default):
     room:{code}:players      hash: pid -> {id, name, color, seat, joined} (JSON)
     room:{code}:kicked       hash: pid -> 0 in the room, 1 kicked, 2 left
     room:{code}:tokens       hash: pid -> sha256(token)
-    token:{sha256}           "code pid" (the token itself is never stored)
+    token:{sha256}           "code pid" (the token itself is never stored), or
+                             "code sid" for a spectator's pass
+    room:{code}:spectators   hash: sid -> {joined, token_hash} (JSON)
     room:{code}:games        hash: n -> {preset, options, seed, players, started_at, pair}
     room:{code}:ended        hash: n -> {ended_at, result} (the result holds the points)
     room:{code}:log:{n}      list: game n's accepted actions {seq, t, player, action},
@@ -89,6 +91,9 @@ class Keys:
     def token(self, token_hash: str) -> str:
         return f"{self.prefix}token:{token_hash}"
 
+    def spectators(self, code: str) -> str:
+        return f"{self.prefix}room:{code}:spectators"
+
     def bans(self, code: str) -> str:
         return f"{self.prefix}room:{code}:bans"
 
@@ -137,7 +142,7 @@ class RedisStore:
         self.unreplicated = 0   # writes that did not reach `wait_replicas` replicas in time
         self._scripts = {name: redis.register_script(getattr(S, name)) for name in (
             "CLAIM", "CREATE", "RENEW", "RELEASE", "HSET", "HDEL", "ADD_PLAYER", "START_GAME",
-            "APPEND", "END_GAME", "CLOSE")}
+            "APPEND", "END_GAME", "CLOSE", "ADD_SPECTATOR", "REMOVE_SPECTATOR")}
 
     # Plumbing ---------------------------------------------------------------
 
@@ -284,8 +289,10 @@ class RedisStore:
         k = self.keys
         n = int(await self._read(self.r.hlen(k.games(code))))
         hashes = await self._read(self.r.hvals(k.tokens(code)))
+        hashes += [json.loads(raw)["token_hash"] for raw in
+                   await self._read(self.r.hvals(k.spectators(code)))]
         keys = [k.room(code), k.rooms(), k.claim(code), k.players(code), k.kicked(code),
-                k.tokens(code), k.bans(code), k.games(code), k.ended(code),
+                k.tokens(code), k.spectators(code), k.bans(code), k.games(code), k.ended(code),
                 *(k.log(code, i) for i in range(1, n + 1)), *(k.token(h) for h in hashes)]
         await self._fenced(code, "CLOSE", keys, [repr(now), code, self.closed_ttl])
         self.held.pop(code, None)
@@ -339,6 +346,44 @@ class RedisStore:
         if seated_hash != token_hash:  # a leftover of an expired room
             return None
         return code, pid, int(kicked or 0)
+
+    # Spectators: passes without a seat (a shared screen) --------------------
+
+    async def add_spectator(self, code: str, sid: str, token_hash: str, now: float) -> None:
+        k = self.keys
+        body = _dumps({"joined": now, "token_hash": token_hash})
+        try:
+            await self._fenced(code, "ADD_SPECTATOR", [k.spectators(code), k.token(token_hash)],
+                               [sid, body, f"{code} {sid}"])
+        except rexc.ResponseError as exc:
+            if str(exc).startswith("TOKEN_TAKEN"):
+                raise ValueError("token hash already in use") from None
+            raise
+
+    async def spectators(self, code: str) -> list[tuple[str, float]]:
+        """(id, joined) of the room's spectators, oldest first."""
+        rows = await self._read(self.r.hgetall(self.keys.spectators(code)))
+        out = [(sid, float(json.loads(raw)["joined"])) for sid, raw in rows.items()]
+        return sorted(out, key=lambda s: (s[1], s[0]))
+
+    async def remove_spectator(self, code: str, sid: str) -> None:
+        k = self.keys
+        raw = await self._read(self.r.hget(k.spectators(code), sid))
+        if raw is None:
+            return
+        await self._fenced(code, "REMOVE_SPECTATOR",
+                           [k.spectators(code), k.token(json.loads(raw)["token_hash"])], [sid])
+
+    async def find_spectator(self, token_hash: str) -> tuple[str, str] | None:
+        """(room code, spectator id) for a token hash, or None."""
+        raw = await self._read(self.r.get(self.keys.token(token_hash)))
+        if not raw:
+            return None
+        code, _, sid = raw.partition(" ")
+        body = await self._read(self.r.hget(self.keys.spectators(code), sid))
+        if body is None or json.loads(body)["token_hash"] != token_hash:
+            return None  # a player's token, or a leftover of an expired room
+        return code, sid
 
     # Bans: names the host kicked, kept out until let back in ----------------
 

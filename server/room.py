@@ -23,7 +23,7 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import game
@@ -42,6 +42,7 @@ from server.seats import (
     pick_color,
     same_name,
 )
+from server.spectators import SPECTATOR_MESSAGES, Spectator, is_public_cue, spectator_id
 from server.storage import (
     ActionRow,
     GameRow,
@@ -78,6 +79,9 @@ class Room:
         self.settings = settings
         self.clock = clock
         self.members: dict[str, Member] = {}
+        # Spectator passes (server/spectators.py): no seat, the public view and voice.
+        self.spectators: dict[str, Spectator] = {}
+        self.next_spectator = 0
         self.host: str | None = None
         self.preset = "intruso"
         self.options: dict[str, Any] = {}
@@ -97,7 +101,7 @@ class Room:
         self.policy: Any = None
         # The one owner of the whisper set; the voice's routing is derived from it.
         self.whispers = Whispers()
-        self._last_view: dict[str, str] = {}
+        self._last_view: dict[str, str] = {}  # by player id, and by spectator id
         self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
                                self._routing, listeners=self._listeners,
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
@@ -192,7 +196,7 @@ class Room:
         """
         await self.freeze(moving=close_code == P.CLOSE_MOVED)
         self.close_sockets(close_code, node)
-        for m in self.members.values():
+        for m in self._sockets():
             if m.conn is not None:
                 await m.conn.stop()
 
@@ -218,7 +222,7 @@ class Room:
     def close_sockets(self, close_code: int, node: str | None = None) -> None:
         """Close every member's socket with `close_code` (a `moved` message first for 4010)."""
         reason = {1012: "restart", P.CLOSE_MOVED: "moved"}.get(close_code, "room closed")
-        for m in self.members.values():
+        for m in self._sockets():
             if m.conn is not None:
                 if close_code == P.CLOSE_MOVED:
                     m.conn.send({"type": "moved", "room": self.code, "node": node})
@@ -329,10 +333,34 @@ class Room:
             "joinable": self.status != PLAYING and len(self.members) < self.settings.max_players,
         }
 
+    async def cmd_add_spectator(self) -> tuple[str, str]:
+        """A spectator pass (a shared screen): (spectator id, token). Refused when the
+        room has `max_spectators` passes already; allowed in any phase (no seat is taken)."""
+        if self.status == CLOSED:
+            raise RoomError(404, "unknown_room", "no such room")
+        limit = self.settings.max_spectators
+        if len(self.spectators) >= limit:
+            raise RoomError(409, P.SPECTATORS_FULL, f"the room has its {limit} spectator screens")
+        now = self.now()
+        self.next_spectator += 1
+        spectator = Spectator(spectator_id(self.next_spectator), now)
+        token = new_token()
+        await self.store.add_spectator(self.code, spectator.id, hash_token(token), now)
+        self.spectators[spectator.id] = spectator
+        self.last_activity = now
+        self._broadcast_room()
+        return spectator.id, token
+
+    def _sockets(self) -> list[Member | Spectator]:
+        """Every seat and spectator pass (each may hold a socket)."""
+        return [*self.members.values(), *self.spectators.values()]
+
     # Connections ------------------------------------------------------------
 
     async def cmd_attach(self, pid: str, conn: Connection) -> bool:
         """A socket authenticated as `pid`: replace any older socket, send the full picture."""
+        if pid in self.spectators:
+            return self._attach_spectator(pid, conn)
         member = self.members.get(pid)
         if member is None:
             conn.send(P.error(P.KICKED, "you are no longer in this room"))
@@ -363,8 +391,34 @@ class Room:
             self._schedule()  # an away host's hand-over may be due now that someone is here
         return True
 
+    def _attach_spectator(self, sid: str, conn: Connection) -> bool:
+        spectator = self.spectators.get(sid)
+        if spectator is None:  # the pass was given back
+            conn.send(P.error(P.LEFT, "this spectator pass was given back"))
+            conn.close(P.CLOSE_LEFT, "left")
+            return False
+        if spectator.conn is not None and spectator.conn is not conn:
+            old = spectator.conn
+            old.send(P.error(P.REPLACED, "this screen was opened in another tab"))
+            old.close(P.CLOSE_REPLACED, "replaced")
+        spectator.conn = conn
+        self.last_activity = self.now()
+        self._send_welcome(spectator)
+        conn.send_room(self._room_text())
+        self._broadcast_room()  # the count of screens watching changed
+        self._send_picture(spectator)
+        return True
+
     def cmd_detach(self, pid: str, conn: Connection) -> None:
         """A socket closed. Only the member's current socket counts (a replaced one does not)."""
+        spectator = self.spectators.get(pid)
+        if spectator is not None:
+            if spectator.conn is conn:
+                spectator.conn = None
+                self._last_view.pop(pid, None)
+                self.voice.drop(pid)
+                self._broadcast_room()
+            return
         member = self.members.get(pid)
         if member is None or member.conn is not conn:
             return
@@ -379,11 +433,14 @@ class Room:
         self._broadcast_room()
         self._schedule()
 
-    def _send_welcome(self, member: Member) -> None:
-        """Once per socket, first: who you are, the ICE servers, whether voice exists."""
+    def _send_welcome(self, member: Member | Spectator) -> None:
+        """Once per socket, first: who you are, the ICE servers, whether voice exists.
+        A spectator's `player` is null and its `spectator` its pass id."""
+        watching = isinstance(member, Spectator)
         member.conn.send({
             "type": "welcome",
-            "player": member.id,
+            "player": None if watching else member.id,
+            **({"spectator": member.id} if watching else {}),
             "room": self.code,
             "server_time": self.clock(),
             "ice_servers": client_ice_servers(self.settings, member.id, self.clock()),
@@ -391,10 +448,14 @@ class Room:
             **(self.welcome_extra() if self.welcome_extra else {}),
         })
 
-    def _send_picture(self, member: Member) -> None:
+    def _send_picture(self, member: Member | Spectator) -> None:
         """The player's view again, and the whispers aimed at them."""
         conn = member.conn
         if conn is None:
+            return
+        if isinstance(member, Spectator):
+            self._last_view.pop(member.id, None)
+            self._send_spectator_views([member])
             return
         self._last_view.pop(member.id, None)
         self._send_view(member)
@@ -405,6 +466,10 @@ class Room:
 
     async def cmd_message(self, pid: str, conn: Connection, msg: Any) -> None:
         """Handle one validated client message from `pid`."""
+        spectator = self.spectators.get(pid)
+        if spectator is not None:
+            await self._spectator_message(spectator, conn, msg)
+            return
         member = self.members.get(pid)
         if member is None or member.conn is not conn:
             return  # a replaced or removed socket's late message
@@ -418,6 +483,27 @@ class Room:
                 await result
         except GameError as exc:
             conn.send(P.error(exc.code, exc.message, msg.ref, exc.detail or None))
+        except RoomError as exc:
+            conn.send(P.error(exc.code, exc.message, msg.ref))
+
+    async def _spectator_message(self, spectator: Spectator, conn: Connection, msg: Any) -> None:
+        """A spectator's socket: it watches and listens, nothing else."""
+        if spectator.conn is not conn:
+            return
+        if msg.type not in SPECTATOR_MESSAGES:
+            conn.send(P.error(P.SPECTATOR, "a spectator screen cannot do that", msg.ref))
+            return
+        if msg.type == "leave":
+            # The pass is given back: its token stops working, a place is free.
+            del self.spectators[spectator.id]
+            await self.store.remove_spectator(self.code, spectator.id)
+            self.voice.drop(spectator.id)
+            spectator.conn = None
+            conn.close(P.CLOSE_LEFT, "left")
+            self._broadcast_room()
+            return
+        try:
+            getattr(self, "_on_" + msg.type)(spectator, msg)
         except RoomError as exc:
             conn.send(P.error(exc.code, exc.message, msg.ref))
 
@@ -544,8 +630,11 @@ class Room:
         if not bucket.take():
             raise RoomError(429, P.RATE_LIMITED, "too many voice offers; wait a little")
         conn = member.conn
+        seats = self.spectators if isinstance(member, Spectator) else self.members
+        # A spectator's peer only listens: its microphone, if any, never reaches the mix.
         self.voice.offer(member.id, conn, msg.sdp, msg.ref,
-                         lambda: self.members.get(member.id) is member and member.conn is conn)
+                         lambda: seats.get(member.id) is member and member.conn is conn,
+                         listen_only=isinstance(member, Spectator))
 
     def _on_rtc_ice(self, member: Member, msg: P.RtcIce) -> None:
         # The server answers with every candidate gathered (no trickle): clients
@@ -572,11 +661,11 @@ class Room:
         """Every connected socket as (player id, send): for per-listener mouths. The
         newest levels replace ones a slow reader has not taken yet."""
         return [(m.id, functools.partial(m.conn.send_latest, "mouths"))
-                for m in self.members.values() if m.conn is not None]
+                for m in self._sockets() if m.conn is not None]
 
     def _send_all(self, text: str) -> None:
         # The newest levels replace ones a slow reader has not taken yet.
-        for m in self.members.values():
+        for m in self._sockets():
             if m.conn is not None:
                 m.conn.send_latest("mouths", text)
 
@@ -689,9 +778,11 @@ class Room:
         self._broadcast_room()
 
     def _cue(self, name: str, listeners: list[str]) -> None:
+        if is_public_cue(listeners, (p["id"] for p in self.game_players)):
+            listeners = [*listeners, *self.spectators]  # the whole table hears it: so do screens
         self.voice.play_cue(name, listeners)
         for pid in listeners:
-            m = self.members.get(pid)
+            m = self.members.get(pid) or self.spectators.get(pid)
             if m is not None and m.conn is not None:
                 m.conn.send({"type": "cue", "name": name})
 
@@ -700,6 +791,21 @@ class Room:
         self._flush_room()
         for m in self.members.values():
             self._send_view(m)
+        self._send_spectator_views(self.spectators.values())
+
+    def _send_spectator_views(self, spectators: Iterable[Spectator]) -> None:
+        """The spectator view, `game.view(state, None)`: public information only, computed
+        once per change and the same for every screen."""
+        watching = [s for s in spectators if s.conn is not None]
+        if self.state is None or not watching:
+            return
+        view = game.view(self.state, None)
+        text = json.dumps(view, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        msg = f'{{"type":"view","server_time":{json.dumps(self.clock())},"view":{text}}}'
+        for s in watching:
+            if self._last_view.get(s.id) != text:
+                self._last_view[s.id] = text
+                s.conn.send_latest("view", msg)
 
     def _send_view(self, member: Member) -> None:
         if member.conn is None or self.state is None:
@@ -735,6 +841,8 @@ class Room:
             "preset": self.preset,
             "game": self.game_n,
             "max_players": self.settings.max_players,
+            # Shared screens watching now (never who: a spectator has no name).
+            "spectators": sum(1 for s in self.spectators.values() if s.online),
             "evening": evening,
             "banned": list(self.banned),
         }
@@ -771,7 +879,7 @@ class Room:
         self._room_dirty = False
         self._room_flushed_at = asyncio.get_running_loop().time()
         text = self._room_text()
-        for m in self.members.values():
+        for m in self._sockets():
             if m.conn is not None:
                 m.conn.send_room(text)
 
@@ -794,6 +902,9 @@ class Room:
             if p.kicked == IN_ROOM:
                 self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
                                             offline_since=now)
+        for sid, joined in await self.store.spectators(self.code):
+            self.spectators[sid] = Spectator(sid, joined)
+            self.next_spectator = max(self.next_spectator, int(sid[1:]))
         if self.host not in self.members:
             await self._set_host(self._next_host(after=None))
         g = await self.store.last_game(self.code)

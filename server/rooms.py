@@ -138,7 +138,8 @@ class Rooms:
         return room, pid, token
 
     async def resolve(self, token: str) -> tuple[Room | str, str] | str:
-        """The room and player of a token, or an error code (bad_token, kicked, left).
+        """The room and player (or spectator) of a token, or an error code (bad_token,
+        kicked, left).
 
         In cluster mode a seat of a room not running here resolves to
         (its code, player id): the caller finds out where it runs.
@@ -147,7 +148,10 @@ class Rooms:
             return P.BAD_TOKEN
         found = await self.store.find_token(hash_token(token))
         if found is None:
-            return P.BAD_TOKEN
+            watching = await self.store.find_spectator(hash_token(token))
+            if watching is None:
+                return P.BAD_TOKEN
+            found = (*watching, IN_ROOM)  # a spectator pass: its room and id
         code, pid, kicked = found
         if kicked != IN_ROOM:
             return P.KICKED if kicked == KICKED else P.LEFT

@@ -72,6 +72,13 @@ CREATE TABLE IF NOT EXISTS bans (
     since  REAL NOT NULL,
     PRIMARY KEY (room, name)
 );
+CREATE TABLE IF NOT EXISTS spectators (
+    room       TEXT NOT NULL REFERENCES rooms(code),
+    id         TEXT NOT NULL,         -- s1, s2, ... within the room (never a player id)
+    token_hash TEXT NOT NULL UNIQUE,  -- sha256(token), as for players
+    joined     REAL NOT NULL,
+    PRIMARY KEY (room, id)
+);
 CREATE INDEX IF NOT EXISTS rooms_status ON rooms(status);
 """
 
@@ -225,6 +232,29 @@ class Store:
             "SELECT room, id, kicked FROM players WHERE token_hash = ?", (token_hash,)
         ).fetchone()
         return (row[0], row[1], row[2]) if row else None
+
+    # Spectators: passes without a seat (a shared screen) ----------------
+
+    def add_spectator(self, code: str, sid: str, token_hash: str, now: float) -> None:
+        """Give room `code` a spectator `sid` holding the token of `token_hash`."""
+        self.db.execute(
+            "INSERT INTO spectators (room, id, token_hash, joined) VALUES (?, ?, ?, ?)",
+            (code, sid, token_hash, now))
+
+    def spectators(self, code: str) -> list[tuple[str, float]]:
+        """(id, joined) of the room's spectators, oldest first."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT id, joined FROM spectators WHERE room = ? ORDER BY joined, id", (code,))]
+
+    def remove_spectator(self, code: str, sid: str) -> None:
+        """The pass is given back: its token stops working."""
+        self.db.execute("DELETE FROM spectators WHERE room = ? AND id = ?", (code, sid))
+
+    def find_spectator(self, token_hash: str) -> tuple[str, str] | None:
+        """(room code, spectator id) for a token hash, or None."""
+        row = self.db.execute(
+            "SELECT room, id FROM spectators WHERE token_hash = ?", (token_hash,)).fetchone()
+        return (row[0], row[1]) if row else None
 
     # Bans: names the host kicked, kept out of the room until let back in -----
 

@@ -121,6 +121,7 @@ class RoomVoice:
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
         self._peers: dict[str, Peer] = {}
         self._players: set[str] = set()  # ids the mixer knows (a peer, a routing, a whisper)
+        self._listen_only: set[str] = set()  # peers whose sound never enters the mix
         self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
         self._encoders: dict[frozenset[str], _Encoder] = {}
@@ -184,8 +185,11 @@ class RoomVoice:
 
     # --------------------------------------------------------------------- peers
 
-    async def offer(self, pid: str, sdp: str) -> str:
+    async def offer(self, pid: str, sdp: str, *, listen_only: bool = False) -> str:
         """Answer a player's offer; a new offer from the same player replaces its peer.
+
+        `listen_only` (a spectator screen): the peer gets its mix like any listener,
+        but what it sends is dropped before the mixer.
 
         Raises VoiceError (code bad_sdp, sdp_too_large, no_audio) and leaves
         every other peer, and this player's current one, untouched.
@@ -204,6 +208,8 @@ class RoomVoice:
                 raise
             old = self._peers.get(pid)
             self._peers[pid] = peer
+            if listen_only:
+                self._listen_only.add(pid)
             if old is not None:
                 await old.close()
             else:
@@ -247,7 +253,7 @@ class RoomVoice:
                     log.exception("on_peer_lost failed in room %s", self.room_code)
 
     def _on_pcm(self, pid: str, pcm: np.ndarray) -> None:
-        if pid in self._peers:
+        if pid in self._peers and pid not in self._listen_only:
             self.mixer.push(pid, pcm)
 
     def _ensure_player(self, pid: str) -> None:

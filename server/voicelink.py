@@ -80,6 +80,8 @@ class VoiceLink:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False  # one message for all: the last one was all silent
         self._quiet_of: dict[str, bool] | None = None  # per listener, while channels exist
+        # Peers that only listen (spectator screens): never a speaker, never a mouth.
+        self._listen_only: set[str] = set()
 
     @staticmethod
     def available() -> bool:
@@ -93,9 +95,15 @@ class VoiceLink:
     # Peers ------------------------------------------------------------------
 
     def offer(self, pid: str, conn: Connection, sdp: str, ref: Any,
-              still_current: Callable[[], bool]) -> None:
-        """Answer `pid`'s offer in the background; `rtc_answer` or an error goes to `conn`."""
-        self._spawn(self._negotiate(pid, conn, sdp, ref, still_current))
+              still_current: Callable[[], bool], listen_only: bool = False) -> None:
+        """Answer `pid`'s offer in the background; `rtc_answer` or an error goes to `conn`.
+
+        `listen_only`: a spectator's peer. It hears what the routing gives a listener
+        it does not name (the public bus); whatever it sends is dropped before the mix.
+        """
+        if listen_only:
+            self._listen_only.add(pid)
+        self._spawn(self._negotiate(pid, conn, sdp, ref, still_current, listen_only))
 
     async def _ensure(self) -> Any:
         async with self._lock:
@@ -110,7 +118,7 @@ class VoiceLink:
             return self.voice
 
     async def _negotiate(self, pid: str, conn: Connection, sdp: str, ref: Any,
-                         still_current: Callable[[], bool]) -> None:
+                         still_current: Callable[[], bool], listen_only: bool = False) -> None:
         mod = voice_module()
         try:
             # Checked before anything is built: a refused offer starts no voice loop.
@@ -119,7 +127,7 @@ class VoiceLink:
             else:
                 mod.validate_offer(sdp, self._max_candidates)
             voice = await self._ensure()
-            answer = await voice.offer(pid, sdp)
+            answer = await voice.offer(pid, sdp, listen_only=listen_only)
         except Exception as exc:
             code = getattr(exc, "code", None) if isinstance(exc, mod.VoiceError) else None
             if code is None:
@@ -159,6 +167,8 @@ class VoiceLink:
 
     def _on_mouths(self, levels: dict[str, float]) -> None:
         """From the voice, >= 15 times a second: `mouths` messages to the sockets."""
+        if self._listen_only:
+            levels = {p: v for p, v in levels.items() if p not in self._listen_only}
         allowed = frozenset(self._mouths_allowed())
         channels = self._channels()
         if not channels or self._listeners is None:

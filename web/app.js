@@ -8,6 +8,7 @@ import { getLang, initialLang, loadAll, onLangChange, setLang, t } from "./js/i1
 import { gameScreen } from "./js/screens/engines.js";
 import { mountHome } from "./js/screens/home.js";
 import { mountLobby } from "./js/screens/lobby.js";
+import { mountTv } from "./js/screens/tv.js";
 import { loadCatalog } from "./js/options.js";
 import * as session from "./js/session.js";
 import { state, subscribe, update } from "./js/state.js";
@@ -19,7 +20,11 @@ const root = document.getElementById("app");
 let screen = null;
 let screenName = "";
 
+// The shared screen (issue 13): /r/CODE/tv, a spectator pass instead of a seat.
+const TV_PATH = /^\/r\/([A-Za-z0-9]+)\/tv\/?$/;
+
 function wantedScreen() {
+  if (state.spectator) return "tv";
   if (!state.token) return "home";
   if (!state.room) return "connecting";
   if (state.room.state === "lobby") return "lobby";
@@ -36,6 +41,7 @@ function render(keys) {
     screenName = name;
     if (name === "home") screen = mountHome(root);
     else if (name === "lobby") screen = mountLobby(root);
+    else if (name === "tv") screen = mountTv(root);
     else if (name.startsWith("game:")) screen = gameScreen(name.slice(5))(root);
     else {
       root.append(Object.assign(document.createElement("p"), { className: "loading", textContent: t("app.connecting") }));
@@ -88,6 +94,17 @@ async function boot() {
     voiceInfo: () => session.voiceInfo(),
   };
 
+  const tv = location.pathname.match(TV_PATH);
+  if (tv) {
+    // A screen may be told its language (?lang=fr): kept on this device like a pick.
+    const lang = new URLSearchParams(location.search).get("lang");
+    if (lang) setLang(lang, true);
+    session.watchRoom(tv[1]).catch((err) => update({
+      lastError: { code: err.code || "http_error", message: err.message, at: Date.now() },
+    }));
+    render(new Set());
+    return;
+  }
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)/);
   const code = match ? match[1].toUpperCase() : null;
   const seat = code ? storage.seat.get(code) : null;

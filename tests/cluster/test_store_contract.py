@@ -119,3 +119,20 @@ async def test_closed_rooms_leave_the_live_list(store):
     await store.set_status("ABCDE", "closed", 400.0)
     assert [r.code for r in await store.live_rooms()] == ["FGHJK"]
     assert (await store.room("ABCDE")).status == "closed"
+
+
+async def test_spectator_passes_are_kept_found_by_token_and_given_back(store):
+    """Issue 13: a spectator pass survives a restart like a seat: stored with its token's
+    hash, found by it, never mistaken for a player's, gone when given back."""
+    tokens = await _room_with_players(store, "SPECT", 2)
+    await store.add_spectator("SPECT", "s1", hash_token("tv-1"), 200.0)
+    await store.add_spectator("SPECT", "s2", hash_token("tv-2"), 201.0)
+    assert await store.spectators("SPECT") == [("s1", 200.0), ("s2", 201.0)]
+    assert await store.find_spectator(hash_token("tv-2")) == ("SPECT", "s2")
+    # Two namespaces kept apart: a pass is no seat, a seat is no pass.
+    assert await store.find_token(hash_token("tv-1")) is None
+    assert await store.find_spectator(hash_token(tokens[0])) is None
+    assert len(await store.players("SPECT")) == 2
+    await store.remove_spectator("SPECT", "s1")
+    assert await store.find_spectator(hash_token("tv-1")) is None
+    assert await store.spectators("SPECT") == [("s2", 201.0)]

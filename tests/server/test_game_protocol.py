@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from server.client import Client
 from tests.server.roomkit import FAST, close_all, play_all, seated
 
 ROLES = {"civile", "intruso", "fantasma"}
@@ -28,6 +29,9 @@ def _strings(value: Any) -> list[str]:
 async def test_five_clients_play_a_whole_game_and_learn_no_secret_early(shared_server, preset):
     clients = await seated(shared_server, 5, preset=preset)
     host = clients[0]
+    # Issue 13: a shared screen watches the whole game and must learn nothing either.
+    tv = await Client.watch(shared_server.base_url, host.code)
+    await tv.connect()
     await host.send("settings", options={**FAST, "powers": "auto" if preset == "intruso" else []})
     await host.send("start")
     finals = await play_all(clients, seed=5)
@@ -43,7 +47,9 @@ async def test_five_clients_play_a_whole_game_and_learn_no_secret_early(shared_s
 
         truth = {p["id"]: p for p in result["players"]}
         both_words = set(result["words"].values())
-        for c in clients:
+        await tv.wait_view(lambda v: v["phase"] == "over")
+        for c in [*clients, tv]:
+            spectator = c is tv
             held: set[str] = set()  # words this player was given (a swap gives a second one)
             saw_over = False
             for msg in c.messages:
@@ -52,33 +58,38 @@ async def test_five_clients_play_a_whole_game_and_learn_no_secret_early(shared_s
                     if view["phase"] == "over":
                         saw_over = True
                         break
-                    if view["me"]["word"]:
+                    if not spectator and view["me"]["word"]:
                         held.add(view["me"]["word"])
-                    _check_view_secrets(view, c.player, truth)
+                    _check_view_secrets(view, None if spectator else c.player, truth)
                 hidden = both_words - held
                 text = json.dumps(msg, ensure_ascii=False)
                 for word in hidden:
                     assert not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text), (
                         f"{c.player} saw the word {word!r} it never held: {msg}")
+                mine = set() if spectator else {truth[c.player]["power"]}
                 others_powers = {p["power"] for pid, p in truth.items()
-                                 if pid != c.player and p["power"]} - {truth[c.player]["power"]}
+                                 if pid != c.player and p["power"]} - mine
                 leaked = others_powers & set(_strings(msg))
                 assert not leaked, f"{c.player} saw powers {leaked}: {msg}"
             assert saw_over
     finally:
-        await close_all(clients)
+        await close_all([*clients, tv])
 
 
-def _check_view_secrets(view: dict[str, Any], me: str, truth: dict[str, Any]) -> None:
+def _check_view_secrets(view: dict[str, Any], me: str | None, truth: dict[str, Any]) -> None:
+    """What a view may show before the end; `me` None: the spectator view (no `me`)."""
     out = {e["player"] for e in view["eliminations"]}
     for p in view["players"]:
         # A role is shown only once the player is out; never a word, power or ballot.
         assert p["revealed_role"] is None or p["id"] in out, p
         assert not {"role", "word", "power", "vote"} & set(p), p
-    assert view["me"]["id"] == me
-    assert view["me"]["role"] in (None, truth[me]["role"])
-    if view["me"]["role"] is not None:
-        assert view["me"]["role"] == "fantasma"
+    if me is None:
+        assert view["me"] is None
+    else:
+        assert view["me"]["id"] == me
+        assert view["me"]["role"] in (None, truth[me]["role"])
+        if view["me"]["role"] is not None:
+            assert view["me"]["role"] == "fantasma"
     # Under secret voting nobody sees who voted whom while the ballot is open.
     if view["phase"] in ("vote", "revote"):
         assert view["vote_counts"] is None

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from server.client import Client
 from tests.server.roomkit import close_all, play_all, seated
 
 
@@ -43,6 +44,9 @@ VARIANTS = {
 async def test_impostore_games_reveal_no_secret_in_any_message(shared_server, variant):
     clients = await seated(shared_server, 5, preset="classica")
     host = clients[0]
+    # Issue 13: a shared screen watches too, and learns no more than the rules show all.
+    tv = await Client.watch(shared_server.base_url, host.code)
+    await tv.connect()
     await host.send("settings", options=VARIANTS[variant])
     await host.wait_for(lambda m: m["type"] == "room"
                         and m["settings"]["options"]["impostor_info"]
@@ -86,12 +90,30 @@ async def test_impostore_games_reveal_no_secret_in_any_message(shared_server, va
                     assert roles[fact["player"]] == "impostore"
                     assert roles[me] in ("complice", "impostore")
             assert saw_over
+        await tv.wait_view(lambda v: v["phase"] == "over")
+        secrets = [*words, *category, *([result["hint"]] if result["hint"] else [])]
+        for msg in tv.messages:
+            if msg["type"] == "view" and msg["view"]["phase"] == "over":
+                break
+            leaked = [x for x in secrets if x and _mentions(msg, x)]
+            assert not leaked, f"the spectator saw {leaked}: {msg}"
+            if msg["type"] != "view":
+                continue
+            view = msg["view"]
+            assert view["me"] is None
+            out = {e["player"] for e in view["eliminations"]}
+            for p in view["players"]:
+                assert p["revealed_role"] is None or p["id"] in out
+                if VARIANTS[variant].get("secret_vote"):
+                    assert p["vote"] is None
+            if VARIANTS[variant].get("secret_vote"):
+                assert view["ballot"] is None
         # The points of the game are the room's evening points, shown to all.
         room = await host.wait_for(lambda m: m["type"] == "room" and m["phase"] == "over")
         assert room["evening"]["points"] == {k: v for k, v in result["points"].items()}
         assert room["evening"]["podium"] == [] or room["evening"]["podium"][0]["place"] == 1
     finally:
-        await close_all(clients)
+        await close_all([*clients, tv])
 
 
 async def test_a_custom_word_list_is_dealt_but_never_shown_to_the_table(shared_server):

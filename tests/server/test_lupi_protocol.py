@@ -102,6 +102,9 @@ async def test_a_restart_in_the_wolves_phase_rebuilds_every_view(server):
 async def test_random_clients_play_a_whole_game_and_score_the_evening(server):
     clients = await seated(server, 4, preset="lupi")
     host = clients[0]
+    # Issue 13: a shared screen watches the whole game; it learns no role before the end.
+    tv = await Client.watch(server.base_url, host.code)
+    await tv.connect()
     try:
         await settings(host, lupi=1, timers={"night": 5, "seer": 5, "wolves": 5, "day": 5,
                                              "vote": 5, "defence": 5})
@@ -115,5 +118,27 @@ async def test_random_clients_play_a_whole_game_and_score_the_evening(server):
         points = {p["id"]: p["points"] for p in room["players"]}
         assert points == {pid: result["points"][pid] for pid in by_id(clients)}
         assert sum(points.values()) >= 1 and NAMES[0] in {p["name"] for p in room["players"]}
+        await tv.wait_view(lambda v: v["phase"] == "over")
+        roles = {"lupo", "veggente", "contadino"}
+        for msg in tv.messages:
+            if msg["type"] == "view" and msg["view"]["phase"] == "over":
+                break
+            assert msg["type"] != "whisper", msg
+            assert not roles & set(_strings(msg)), f"the spectator saw a role: {msg}"
+            if msg["type"] == "view":
+                view = msg["view"]
+                assert view["me"] is None and view["secrets"] is None and view["result"] is None
+                assert not {"role", "vote", "bite"} & {k for p in view["players"] for k in p}
     finally:
-        await close_all(clients)
+        await close_all([*clients, tv])
+
+
+def _strings(value) -> list[str]:
+    """Every string value (not key) in a JSON document."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

@@ -76,16 +76,32 @@ async function locate(code, nodes) {
 
 // ---------- the seat ----------
 
-/** Take a seat (fresh or remembered) and connect. */
+/**
+ * The shared screen (issue 13): a spectator pass for room `code` (remembered on this
+ * device, else asked for), then the same socket and voice as a seat, listening only.
+ */
+export async function watchRoom(code) {
+  code = code.toUpperCase();
+  let pass = storage.tv.get(code);
+  if (!pass?.token) {
+    const data = await post(`/api/rooms/${encodeURIComponent(code)}/watch`, {});
+    pass = { spectator: data.spectator, token: data.token, node: data.node };
+  }
+  return enterRoom(code, pass);
+}
+
+/** Take a seat (fresh or remembered), or a spectator pass (`seat.spectator`), and connect. */
 export function enterRoom(code, seat) {
   code = code.toUpperCase();
-  storage.seat.set(code, seat);
-  if (location.pathname !== `/r/${code}`) {
-    history.replaceState(null, "", `/r/${code}${location.search}`);
+  const tv = Boolean(seat.spectator);
+  (tv ? storage.tv : storage.seat).set(code, seat);
+  const path = tv ? `/r/${code}/tv` : `/r/${code}`;
+  if (location.pathname !== path) {
+    history.replaceState(null, "", `${path}${location.search}`);
   }
   update({
-    code, player: seat.player, token: seat.token, room: null, view: null, mouths: {}, whispers: {},
-    whisperingTo: null, whisperHeld: null,
+    code, player: seat.player || null, spectator: seat.spectator || null, token: seat.token,
+    room: null, view: null, mouths: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
   });
   if (conn) conn.close();
   if (!voice) {
@@ -108,15 +124,16 @@ export function enterRoom(code, seat) {
 
 export function leaveRoom(reason = null) {
   const code = state.code;
-  if (code) storage.seat.clear(code);
+  if (code) (state.spectator ? storage.tv : storage.seat).clear(code);
   if (conn) conn.close();
   conn = null;
   voice?.close();
   // A forgotten seat (bad token) can be taken again from the same link; otherwise go home.
-  const path = reason === "bad_token" && code ? `/r/${code}` : "/";
+  const tail = state.spectator ? "/tv" : "";
+  const path = reason === "bad_token" && code ? `/r/${code}${tail}` : "/";
   history.replaceState(null, "", `${path}${location.search}`);
   update({
-    code: null, player: null, token: null, room: null, view: null, conn: "idle",
+    code: null, player: null, spectator: null, token: null, room: null, view: null, conn: "idle",
     lastError: reason ? { code: reason, message: reason, at: Date.now() } : null,
   });
 }
@@ -150,7 +167,7 @@ export function handleMessage(msg) {
     case "welcome":
       welcomed = true;
       // `room` here is the code; the full room follows in its own message.
-      update({ player: msg.player ?? state.player });
+      update({ player: msg.player ?? state.player, spectator: msg.spectator ?? null });
       iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
       serverVoice = msg.voice !== false;
       voice?.resetCount();
@@ -297,6 +314,12 @@ export function voiceInfo() {
     signaling: pc?.signalingState, ice: pc?.iceConnectionState,
     gathering: pc?.iceGatheringState, connection: pc?.connectionState,
   };
+}
+
+/** The shared screen's own speaker, on or off at once (the room hears nothing of it). */
+export function setSpeakerMuted(muted) {
+  document.getElementById("remote-audio").muted = muted;
+  update({ speakerMuted: muted });
 }
 
 /** The tap that lets the browser play the voice mix (after an autoplay refusal). */

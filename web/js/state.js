@@ -5,6 +5,8 @@ const listeners = new Set();
 export const state = {
   code: null,          // room code
   player: null,        // my player id
+  spectator: null,     // my spectator pass id (the shared screen: no seat), else null
+  speakerMuted: false, // the shared screen's own speaker muted
   token: null,
   room: null,          // last `room` message
   view: null,          // last `view.view`

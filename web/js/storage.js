@@ -35,6 +35,13 @@ export const seat = {
   clear: (code) => write(`seat:${code}`, null),
 };
 
+/** A spectator pass per room, for the shared screen: {spectator, token}. */
+export const tv = {
+  get: (code) => read(`tv:${code}`, null),
+  set: (code, value) => write(`tv:${code}`, value),
+  clear: (code) => write(`tv:${code}`, null),
+};
+
 /** The microphone was granted once on this device: ask again silently after a reload. */
 export const mic = {
   get: () => read("mic", null),

@@ -50,11 +50,12 @@ export function nextRules() {
 
 export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
+  const tv = h("section", { class: "card tv-link-card" });
   const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
   const mic = h("div");
   const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
   const start = h("div", { class: "start-bar" });
-  root.append(h("div", { class: "screen lobby" }, head, players, mic, settings, start));
+  root.append(h("div", { class: "screen lobby" }, head, tv, players, mic, settings, start));
 
   function draw() {
     const room = state.room || {};
@@ -81,6 +82,20 @@ export function mountLobby(root) {
     const host = room.host;
     const me = state.player;
     const amHost = isHost();
+    // The shared screen (issue 13): the host puts it on a TV or a laptop for the room.
+    const tvLink = `${link}/tv`;
+    tv.hidden = !amHost;
+    region(tv, [amHost, tvLink, room.spectators, t("tv.screen")], () => (amHost ? [
+      h("h2", {}, t("tv.screen")),
+      h("p", { class: "hint" }, t("tv.screen_hint")),
+      h("div", { class: "link-row" },
+        h("a", { class: "link", id: "tv-link", href: tvLink, target: "_blank", rel: "noopener" }, tvLink)),
+      room.spectators ? h("p", { class: "hint", id: "tv-watching" }, t("tv.watching", { n: room.spectators })) : null,
+      h("img", {
+        class: "qr", id: "tv-qr", src: `/api/rooms/${encodeURIComponent(code)}/tv-qr.svg`, width: 132, height: 132,
+        alt: t("tv.screen_qr", { code }),
+      }),
+    ] : []));
     region(players, [room.players, room.banned, host, me, amHost, t("lobby.players")], () => [
       h("h2", {}, t("lobby.players"), " ", h("span", { class: "count" }, `(${(room.players || []).length})`)),
       h("ul", { class: "player-list" }, (room.players || []).map((p) => h("li", {

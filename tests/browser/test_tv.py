@@ -1,0 +1,134 @@
+"""Issue 13, the shared screen in real Chromium at 1920x1080: /r/CODE/tv takes a spectator
+pass and shows a whole game of each engine (undercover in it, fr and en side by side;
+impostor and werewolf in one language) from the lobby to the podium, with no word or
+role on it before the rules reveal them; its speaker mutes on the spot.
+
+The table is bots (protocol clients, no voice) playing random legal moves; the screens
+are written to test-artifacts/screens/tv-*.png.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.bot import Bot
+from server.client import autoplay
+from tests.browser.bot_thread import BotThread
+from tests.browser.harness import i18n, launch_player, wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+TV = {"width": 1920, "height": 1080}
+FAST = {"undercover": {"powers": [], "fantasmi": 0,
+                       "timers": {"clue": 5, "debate": 5, "vote": 5, "guess": 5}},
+        "impostor": {},
+        "werewolf": {"lupi": 1, "timers": {"night": 5, "seer": 5, "wolves": 5, "day": 5,
+                                           "vote": 5, "defence": 5}}}
+PRESET = {"undercover": "intruso", "impostor": "classica", "werewolf": "lupi"}
+SEATS = {"undercover": 3, "impostor": 3, "werewolf": 4}
+
+
+def _table(bt: BotThread, base: str, engine: str) -> list[Bot]:
+    async def make() -> list[Bot]:
+        host = await Bot.create(base, "Ada", preset=PRESET[engine])
+        others = [await Bot.join(base, host.client.code, name)
+                  for name in ["Bruno", "Chloé", "Dario"][: SEATS[engine] - 1]]
+        mark = host.client.mark()
+        await host.client.send("settings", options=FAST[engine])
+        await host.client.wait_for(lambda m: m["type"] in ("room", "error"), since=mark)
+        assert not host.client.errors, host.client.errors
+        return [host, *others]
+
+    bots = bt.run(make())
+    bt.bots += bots
+    return bots
+
+
+def _play(bt: BotThread, bots: list[Bot]) -> None:
+    for i, bot in enumerate(bots):
+        bt.play(bot, lambda v, rng: autoplay(v, rng), seed=i, delay=0.4)
+
+
+def _tv_text(tv) -> str:
+    return tv.page.inner_text("#tv")
+
+
+@pytest.mark.parametrize("engine,langs", [
+    ("undercover", ["it", "fr", "en"]), ("impostor", ["fr"]), ("werewolf", ["en"])])
+def test_the_shared_screen_shows_a_whole_game_and_no_secret(pw, server, tmp_path, engine,
+                                                             langs):
+    bt = BotThread()
+    tvs = []
+    try:
+        bots = _table(bt, server.base_url, engine)
+        code = bots[0].client.code
+        for lang in langs:
+            tv = launch_player(pw, tmp_path, f"tv-{engine}-{lang}", 0, viewport=TV, mic="missing")
+            tv.page.goto(server.url(f"/r/{code}/tv?lang={lang}"))
+            wait_until(lambda tv=tv: tv.state("s.spectator && s.room"), what="the pass")
+            tvs.append((lang, tv))
+        # The lobby: the code, the QR, the table; not a player: the roster is the bots'.
+        for lang, tv in tvs:
+            assert tv.state("s.player") is None and tv.state("s.spectator").startswith("s")
+            wait_until(lambda tv=tv: tv.page.locator("#tv-table .tv-seat").count() == len(bots))
+            assert code in _tv_text(tv) and i18n(lang)["tv.join"] in _tv_text(tv)
+            tv.shot(f"tv-{engine}-{lang}-lobby")
+        room = bots[0].client.room
+        assert room["spectators"] == len(tvs) and len(room["players"]) == len(bots)
+
+        bt.run(bots[0].client.send("start"))
+        _play(bt, bots)
+        seen: list[str] = []
+        shot_phases: set[str] = set()
+        lang0, tv0 = tvs[0]
+
+        def over() -> bool:
+            phase = tv0.state("s.view && s.view.phase")
+            if phase and phase != "over":
+                seen.append(_tv_text(tv0))
+                if phase not in shot_phases:
+                    shot_phases.add(phase)
+                    for lang, tv in tvs:
+                        tv.shot(f"tv-{engine}-{lang}-{phase}")
+            return phase == "over"
+
+        wait_until(over, timeout=200, step=0.5, what="the end of the game")
+        view = tv0.view()
+        result = view["result"]
+        # Nothing the screen showed before the end held a word or a hidden role.
+        secrets = set()
+        if engine == "undercover":
+            secrets |= set(result["words"].values())
+        if engine == "impostor":
+            secrets |= {result["word"], *(w for w in [result.get("hint")] if w)}
+        if engine == "werewolf":
+            roles = {p["role"] for p in result["players"]}
+            secrets |= {i18n(lang0).get(f"lupi.role.{r}", r) for r in roles}
+        for text in seen:
+            leaked = [s for s in secrets if s and s.lower() in text.lower()]
+            assert not leaked, (leaked, text)
+        # The end: the winners, the words (or the roles), the podium.
+        for lang, tv in tvs:
+            wait_until(lambda tv=tv: tv.page.locator("#tv-end").count() == 1, what="the end")
+            wait_until(lambda tv=tv: tv.page.locator("#podium").count() == 1, what="the podium")
+            text = _tv_text(tv)
+            if engine == "undercover":
+                for word in result["words"].values():
+                    assert word in text
+            if engine == "impostor":
+                assert result["word"] in text
+            tv.shot(f"tv-{engine}-{lang}-over")
+            assert not tv.errors, tv.errors
+            assert not tv.csp_violations()
+            assert tv.overflow()[0] <= TV["width"]
+        # The mute button silences the screen's own speaker at once, and back.
+        page = tvs[0][1].page
+        page.click("#tv-mute")
+        assert page.evaluate("document.getElementById('remote-audio').muted")
+        page.click("#tv-mute")
+        assert not page.evaluate("document.getElementById('remote-audio').muted")
+        assert {"clues", "vote"} & shot_phases or engine != "undercover"
+    finally:
+        for _, tv in tvs:
+            tv.context.close()
+        bt.stop()

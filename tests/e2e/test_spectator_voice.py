@@ -1,0 +1,70 @@
+"""Issue 13, a shared screen hears the public voice only: through a real `sussurro serve`
+and real WebRTC, a spectator pass's receive-only peer hears a public speaker, never a
+whisper, and whatever its own microphone sends reaches nobody (a spectator is no speaker).
+
+Three bots talk on TONES[0..2] in the debate; the spectator's peer sends TONES[3] as a
+hostile screen would. "Absent" is ISOLATION dB under the level the rightful listener
+hears, the bar of the other voice tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.bot import Bot
+from server.client import Client
+from server.rtc_client import Tone
+from tests.e2e.bots import close_all, drive, open_bot_room, start_game
+from tests.e2e.voice_room import TONES, levels, record_all
+from tests.support.server_proc import ServerProc
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+PRESENT = -30.0
+ISOLATION = 60.0
+
+
+async def test_a_spectator_hears_the_public_voice_and_not_a_whisper(tmp_path):
+    with ServerProc(tmp_path / "s.db") as srv:
+        bots = await open_bot_room(
+            srv.base_url, [Tone(TONES[0]), Tone(TONES[1]), Tone(TONES[2])],
+            options={"powers": [], "fantasmi": 0, "timers": {"clue": 5, "debate": 1800}})
+        tv = Bot(await Client.watch(srv.base_url, bots[0].client.code), Tone(TONES[3]))
+        try:
+            await tv.client.connect()
+            await tv.start_voice()
+            await start_game(bots)
+            await drive(bots, lambda v: v["phase"] == "debate", skip=("ready", "vote"))
+            whisperer, target, listener = bots
+            everyone = {b.pid: b for b in [*bots, tv]}
+
+            # The debate is public: the screen hears every player.
+            rec = await record_all(everyone, 0.75)
+            for hz in TONES[:3]:
+                assert levels({tv.pid: rec[tv.pid]}, hz)[tv.pid] > PRESENT, hz
+            # Its own microphone reaches no player (a player's level is the reference).
+            public = levels({listener.pid: rec[listener.pid]}, TONES[1])[listener.pid]
+            for b in bots:
+                assert levels({b.pid: rec[b.pid]}, TONES[3])[b.pid] < public - ISOLATION
+
+            # A whisper: its target hears it, the screen does not (nor the other player).
+            mark = whisperer.client.mark()
+            await whisperer.client.send("whisper_start", to=target.pid)
+            await whisperer.client.wait_for(lambda m: m["type"] == "whisper" and m["active"],
+                                            since=mark)
+            rec = await record_all(everyone, 0.75)
+            heard = levels({target.pid: rec[target.pid]}, TONES[0])[target.pid]
+            assert heard > PRESENT, heard
+            for who in (tv, listener):
+                level = levels({who.pid: rec[who.pid]}, TONES[0])[who.pid]
+                assert level < heard - ISOLATION, (who.pid, level, heard)
+            # The rest of the table is still public for the screen.
+            assert levels({tv.pid: rec[tv.pid]}, TONES[2])[tv.pid] > PRESENT
+            # The screen saw the whisperer's mouth move (as every seated non-target does)
+            # but never got the whisper note, and its own id is never a mouth.
+            mouths = [m["levels"] for m in tv.client.messages if m["type"] == "mouths"]
+            assert any(lv.get(whisperer.pid, 0) > 0 for lv in mouths)
+            assert all(tv.pid not in lv for lv in mouths)
+            assert not [m for m in tv.client.messages if m["type"] == "whisper"]
+        finally:
+            await close_all([*bots, tv])
