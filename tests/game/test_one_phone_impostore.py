@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from game import GameError, default_options, result, validate_options, view
+from game import GameError, default_options, result, validate_options
 from tests.game.impostor_scenario import Play, start
 
 ONE = {"one_phone": True}
