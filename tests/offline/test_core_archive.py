@@ -62,8 +62,15 @@ for clue in ("gattino", "gatti", "felino"):
         out["checks"].append("ok")
     except game.GameError as exc:
         out["checks"].append(exc.code)
+from game import lemmas
+out["lemmas"] = [lemmas.lemma(w, lang) for lang, w in LEMMA_WORDS]
+out["lemma_langs"] = lemmas.loaded_languages()
 print(json.dumps(out))
 """
+# Words whose lemmas the page must find as the server does (the zlib path, issue 11).
+LEMMA_WORDS = [("it", "gatti"), ("it", "l'amico"), ("fr", "chevaux"), ("fr", "yeux"),
+               ("en", "knives"), ("en", "children"), ("it", "zzzz")]
+SCRIPT = SCRIPT.replace("from game import lemmas", f"LEMMA_WORDS = {LEMMA_WORDS!r}\nfrom game import lemmas")
 
 
 def test_what_goes_in_is_derived_from_the_imports_of_game_and_pyproject(archive, monkeypatch):
@@ -93,6 +100,7 @@ def test_the_archive_holds_the_core_its_words_and_no_compiled_code(archive):
     assert "game/__init__.py" in names and "sussurro_offline.py" in names
     for lang in LANGS:
         assert f"game/words/{lang}.json" in names
+        assert f"game/lemma_data/{lang}.txt.z" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert not [n for n in names if ".dist-info/" in n or "__pycache__" in n]
     # A many-language dependency keeps our languages' data only.
@@ -127,6 +135,10 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
         except game.GameError as exc:
             checks.append(exc.code)
     assert got["checks"] == checks
+    # No simplemma in the archive: its dictionaries re-packed with zlib give the same lemmas.
+    assert "simplemma" not in got["modules"]
+    assert got["lemmas"] == [game.lemmas.lemma(w, lang) for lang, w in LEMMA_WORDS]
+    assert got["lemmas"][0] == "gatto" and got["lemma_langs"] == ["it", "fr", "en"]
 
 
 def test_nothing_packed_imports_what_pyodide_leaves_out(archive, tmp_path):
