@@ -51,11 +51,20 @@ def test_impostore_and_lupi_offline_to_the_end(pw, tmp_path, built):  # noqa: F8
 
             # Impostore, Classica: cards, spoken clue turns, the vote aloud, the guess typed.
             setup_game(page, ["Ada", "Bruno", "Carla", "Dario"], "classica")
+            # Ada asks "Non conosco la parola" alone with the phone; the table votes on it
+            # aloud once every card is seen (the driver taps "keep").
+            page.on("dialog", lambda d: d.accept())
+            page.click("#pass-confirm")
+            page.click("#ask-word")
+            page.wait_for_selector("#asked-note")
             steps = play_to_end(page)
             assert {"card", "turn", "vote"} <= set(steps)
             record = _same_bytes(page)
             assert record["preset"] == "classica" and record["options"]["one_phone"] is True
-            assert any(e["action"]["type"] == "table_vote" for e in record["log"])
+            kinds = [e["action"]["type"] for e in record["log"]]
+            assert kinds[0] == "ask_word" and "table_word_vote" in kinds and "table_vote" in kinds
+            # The vote opened only after the last card (four `seen` before it).
+            assert kinds[:kinds.index("table_word_vote")].count("seen") == 4
             assert page.get_attribute("#outcome", "data-outcome") in ("innocents", "impostors")
 
             # Lupi Mannari with one wolf at a table of four: the narration, the night's
@@ -66,7 +75,7 @@ def test_impostore_and_lupi_offline_to_the_end(pw, tmp_path, built):  # noqa: F8
             steps = play_to_end(page)
             record = _same_bytes(page)
             kinds = [e["action"]["type"] for e in record["log"]]
-            assert "peek" in kinds and "bite" in kinds and kinds.count("table_vote") >= 2
+            assert "peek" in kinds and "bite" in kinds and kinds.count("table_vote") >= 2, (kinds, steps)
             # Everyone held the phone at night, each twice (the seer's round, the wolves').
             assert steps.count("secret") == steps.count("secret-answer") >= 2 * 3
             assert page.get_attribute("#outcome", "data-outcome") in ("umani", "lupi")

@@ -248,7 +248,7 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
       text = t("offline.bite_chosen", { name: nameOf(target) });
     }
     return h("section", { class: "card private secret-round", "data-private": "secret-answer" },
-      h("h2", {}, t("offline.secret_title", { name: nameOf(step.pid) })),
+      h("h2", {}, nameOf(step.pid)),
       h("p", { class: "callout", id: "secret-answer" }, text),
       h("button", {
         class: "btn btn-primary btn-big", id: "private-done",
