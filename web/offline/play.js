@@ -226,7 +226,12 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
         class: "btn btn-primary btn-big", id: "private-done", disabled: local.picked.length !== 1,
         onclick: async () => {
           const target = local.picked[0];
-          if (action) {
+          if (action === "judge") {
+            // The Giudice's choice ends the phase: it is sent once the phone has gone
+            // round, so the round does not stop right after the Giudice's turn.
+            flow.round.pending = { player: step.pid, action: { type: action, target } };
+            store.save();
+          } else if (action) {
             if (!(await act(step.pid, { type: action, target }))) return;
           }
           // Every holder gets a second screen, the same for all: the seer reads the answer there.
@@ -500,7 +505,11 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     }
     const step = privateStep();
     const pub = snap.public;
-    if (!step && TIMED_SECRET.has(pub.phase) && typeof snap.deadline === "number" && !local.busy) {
+    if (!step && SECRET_PHASES.has(pub.phase) && flow.round?.pending && !local.busy) {
+      const { player, action } = flow.round.pending;
+      flow.round.pending = null;
+      act(player, action);
+    } else if (!step && TIMED_SECRET.has(pub.phase) && typeof snap.deadline === "number" && !local.busy) {
       // The phone went round: the rest of the phase's time passes now.
       const d = snap.deadline;
       clock.jump(d);
