@@ -100,7 +100,10 @@ def step(page, vote: bool = True) -> str:
             page.wait_for_selector("#secret-card.revealed")
             page.mouse.up()
             page.wait_for_selector("#secret-card:not(.revealed)")
+        # The core may answer asynchronously (a card's `seen`): wait for the screen to move on.
+        page.evaluate("document.querySelector('[data-private]').setAttribute('data-stale', '1')")
         page.click("#private-done")
+        wait_js(page, "!document.querySelector('[data-stale]')")
         return kind
     for button, what in (("#turn-done", "turn"), ("#to-vote", "ready"), ("#go-on", "go_on")):
         if page.locator(button).count():
