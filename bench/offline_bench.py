@@ -110,6 +110,23 @@ def main() -> None:
         wait_playable(page)
         out["cold_start_offline"] = start_ms(page)
 
+        # Lemmas in the page: the first lookup reads the language's dictionary (zlib path).
+        lem = page.evaluate("""async () => {
+          const out = {};
+          for (const [w, lang] of [["gatti", "it"], ["chevaux", "fr"], ["knives", "en"]]) {
+            const t0 = performance.now();
+            out[lang] = [await window.__onephone.call("lemma", {word: w, lang})];
+            out[lang].push(Math.round(performance.now() - t0));
+            const t1 = performance.now();
+            await window.__onephone.call("lemma", {word: w + "x", lang});
+            out[lang].push(Math.round((performance.now() - t1) * 100) / 100);
+          }
+          return out;
+        }""")
+        out["lemmas_in_page"] = {
+            "what": "[lemma, first lookup ms (reads the dictionary), next lookup ms] per language",
+            **lem}
+
         # One apply: the same game and actions in the page (Pyodide) and in CPython.
         players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(8)]
         opts = game.validate_options("intruso", {"one_phone": True, "powers": []}, 8)

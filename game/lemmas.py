@@ -2,18 +2,29 @@
 
 The lemmatizer is simplemma (pure Python). Its wheel holds dictionaries for
 54 languages; only the room's language is ever read, on first use, and kept
-for the life of the process. Where simplemma cannot load (the one-phone page:
-its dictionaries are lzma files, and Pyodide's npm package has no lzma, so
-scripts/offline_assets.py leaves it out) there are no lemmas: `lemma` says
-None and the family check keeps its stems and regular inflections. This
-module is the one place to change for that.
+for the life of the process.
+
+Where simplemma cannot load (the one-phone page: its dictionaries are lzma
+files, and Pyodide's npm package has no lzma, so scripts/offline_assets.py
+leaves it out) the same dictionaries come re-packed with zlib beside this
+module (`lemma_data/<lang>.txt.z`, written by scripts/offline_assets.py with
+`pack_dictionary`), and `lemma` looks words up there exactly as simplemma's
+dictionary lookup does for these languages. With neither, there are no
+lemmas: `lemma` says None and the family check keeps its stems and regular
+inflections. This module is the one place to change for that.
 """
 
 from __future__ import annotations
 
+import os
+import zlib
 from functools import cache, lru_cache
+from pathlib import Path
 
 LANGS = ("it", "fr", "en")
+# The re-packed dictionaries (only in the one-phone page's core archive).
+PACKED_DIR = Path(__file__).with_name("lemma_data")
+_APOSTROPHES = ("\u2019", "\u02bc")  # folded to ' as simplemma does (curly, modifier letter)
 
 
 @cache
@@ -54,10 +65,101 @@ def lemma(word: str, lang: str) -> str | None:
     "cheval", "knives" -> "knife"), or None when the dictionary of `lang` does
     not know the word. Accents matter: pass the word as typed ("étoiles").
     """
-    found = _dictionaries()
-    if not word or lang not in LANGS or found is None:
+    if not word or lang not in LANGS:
         return None
-    return found[1].get_lemma(word, lang)
+    found = _dictionaries()
+    if found is not None:
+        return found[1].get_lemma(word, lang)
+    packed = _packed(lang, PACKED_DIR)
+    return None if packed is None else lookup(packed, word)
+
+
+# ---------------------------------------------------------------- the zlib path
+
+
+def dictionary(lang: str) -> dict[str, str]:
+    """simplemma's whole dictionary of `lang` ({form: lemma}); for the build script."""
+    if _dictionaries() is None:
+        raise RuntimeError("simplemma is not available here")
+    # The whole dictionary decoded at once (the stream reader would seek per key).
+    from simplemma.strategies.dictionaries import DefaultDictionaryFactory
+
+    if lang not in LANGS:
+        raise ValueError(f"no lemmas for {lang!r}")
+    return dict(DefaultDictionaryFactory(cache_max_size=1).get_dictionary(lang).items())
+
+
+def pack_dictionary(mapping: dict[str, str]) -> bytes:
+    """A dictionary as zlib-compressed text, one entry a line, sorted: n, suffix, m, rest
+    separated by tabs.
+
+    The key is the previous key's first n characters plus `suffix`; the lemma is
+    the key without its last m characters plus `rest` (front coding: about 0.3 MB
+    a language, where plain lines take 1 MB).
+    """
+    prev = ""
+    lines = []
+    for key in sorted(mapping):
+        value = mapping[key]
+        n = len(os.path.commonprefix([prev, key]))
+        m = len(os.path.commonprefix([key, value]))
+        for part in (key, value):
+            if "\t" in part or "\n" in part:
+                raise ValueError(f"cannot pack {part!r}")
+        lines.append(f"{n}\t{key[n:]}\t{len(key) - m}\t{value[m:]}")
+        prev = key
+    return zlib.compress("\n".join(lines).encode("utf-8"), 9)
+
+
+def unpack_dictionary(data: bytes) -> dict[str, str]:
+    """The dictionary `pack_dictionary` packed."""
+    out: dict[str, str] = {}
+    prev = ""
+    text = zlib.decompress(data).decode("utf-8")
+    if not text:
+        return out
+    for line in text.split("\n"):
+        n, suffix, m, rest = line.split("\t")
+        key = prev[: int(n)] + suffix
+        cut = len(key) - int(m)
+        out[key] = key[:cut] + rest
+        prev = key
+    return out
+
+
+@cache
+def _packed(lang: str, folder: Path) -> dict[str, str] | None:
+    path = folder / f"{lang}.txt.z"
+    if not path.is_file():
+        return None
+    _PACKED_LOADED.append(lang)
+    return unpack_dictionary(path.read_bytes())
+
+
+_PACKED_LOADED: list[str] = []
+
+
+def lookup(dictionary: dict[str, str], token: str) -> str | None:
+    """simplemma's dictionary lookup for it, fr and en (no per-language folding there):
+    the token, then with its first letter's case flipped, then its apostrophe forms."""
+    if (found := dictionary.get(token)) is not None:
+        return found
+    cased = token.lower() if token[:1].isupper() else token.capitalize()
+    if (found := dictionary.get(cased)) is not None:
+        return found
+    straight = token
+    for glyph in _APOSTROPHES:
+        straight = straight.replace(glyph, "'")
+    if "'" not in straight:
+        return None
+    variants = dict.fromkeys((token, straight, *(straight.replace("'", g) for g in _APOSTROPHES)))
+    for variant in list(variants)[1:]:
+        if (found := dictionary.get(variant)) is not None:
+            return found
+        cased = variant.lower() if variant[:1].isupper() else variant.capitalize()
+        if (found := dictionary.get(cased)) is not None:
+            return found
+    return None
 
 
 def preload(langs: tuple[str, ...] = LANGS) -> None:
@@ -70,4 +172,4 @@ def preload(langs: tuple[str, ...] = LANGS) -> None:
 def loaded_languages() -> list[str]:
     """The languages whose dictionary this process has read, in loading order."""
     found = _dictionaries()
-    return list(found[0].loaded) if found else []
+    return list(found[0].loaded) if found else list(_PACKED_LOADED)

@@ -61,9 +61,10 @@ PYODIDE_FILES = (
     "pyodide-lock.json",     # read by loadPyodide at start-up (no package is loaded from it)
 )
 GZIP_MIN = 16 * 1024
-# Imports of game/ the page does without: game.lemmas falls back to no lemmas
-# when simplemma cannot load, and it cannot in the page (its dictionaries are
-# lzma files; Pyodide's npm package has no lzma).
+CACHE = "build-cache"  # the build's own intermediate files in OUT: never served
+# Imports of game/ the page does without: game.lemmas reads the dictionaries
+# re-packed with zlib (`lemma_files`) when simplemma cannot load, and it cannot
+# in the page (its dictionaries are lzma files; Pyodide's npm package has no lzma).
 PAGE_LEAVES_OUT = {"simplemma"}
 # Word-data trimming: a distribution that ships data for many languages keeps ours only.
 LANG_DATA = {
@@ -242,12 +243,32 @@ def bridge_files() -> list[tuple[str, Path]]:
     return [("sussurro_offline.py", path)]
 
 
+def lemma_files(folder: Path, langs: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """simplemma's dictionaries of our languages re-packed with zlib for game.lemmas
+    (`game/lemma_data/<lang>.txt.z`); written once per simplemma version."""
+    from importlib import metadata
+
+    from game import lemmas
+
+    where = folder / CACHE / f"lemmas-simplemma-{metadata.version('simplemma')}"
+    out = []
+    for lang in langs:
+        path = where / f"{lang}.txt.z"
+        if not path.is_file():
+            where.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(lemmas.pack_dictionary(lemmas.dictionary(lang)))
+            os.replace(tmp, path)
+        out.append((f"game/{lemmas.PACKED_DIR.name}/{lang}.txt.z", path))
+    return out
+
+
 def pack_core(dest: Path) -> dict:
     """Write `core.zip` (stable bytes: sorted names, fixed dates); return its contents."""
     sys.path.insert(0, str(ROOT))
     from game.words import LANGS
 
-    entries = game_files() + bridge_files()
+    entries = game_files() + bridge_files() + lemma_files(dest.parent, tuple(LANGS))
     dists = core_distributions()
     report = {"distributions": {}, "compiled_left_out": {}}
     for dist in dists:
@@ -332,9 +353,11 @@ def write_manifest(report: dict) -> dict:
         if (not path.is_file() or path.suffix in (".gz", ".tmp", ".stamp")
                 or path.name == "manifest.json"):
             continue
+        rel = path.relative_to(OUT).as_posix()
+        if rel.startswith(f"{CACHE}/"):
+            continue
         if path.stat().st_size >= GZIP_MIN:
             _gzip(path)
-        rel = path.relative_to(OUT).as_posix()
         if rel.startswith("pyodide-") and not rel.startswith(f"pyodide-{PYODIDE_VERSION}/"):
             continue  # an older version left behind
         files[rel] = {"size": path.stat().st_size,

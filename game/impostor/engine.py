@@ -19,9 +19,10 @@ from typing import Any
 
 from .. import ballot
 from .. import text as texts
-from ..actions import FLAG, PLAYER, TEXT, check_shape
+from ..actions import FLAG, PLAYER, TALLY, TEXT, check_shape
 from ..errors import GameError
 from ..table import check_players
+from ..table_vote import table_tally
 from ..timers import deadline as timer_deadline
 from ..unicode_text import clean
 from . import wordbank
@@ -167,7 +168,10 @@ def _seen(s: GameState, pl: Player, t: float, events: Events) -> None:
     if pl.id not in s.ready:
         s.ready.append(pl.id)
     if all(pid in s.ready for pid in s.living_ids()):
-        _start_clues(s, t, events)
+        if s.word_request:  # one-phone play: the request waited for the last card
+            _open_word_vote(s, t, events)
+        else:
+            _start_clues(s, t, events)
 
 
 def _ask_word(s: GameState, pl: Player, t: float, events: Events) -> None:
@@ -181,7 +185,21 @@ def _ask_word(s: GameState, pl: Player, t: float, events: Events) -> None:
     if pl.id in s.asked:
         raise GameError("already_asked", "you already asked about this word")
     s.asked.append(pl.id)
+    if s.options["one_phone"]:
+        # The asker holds the phone alone: the request waits for every card to be seen
+        # (docs/rules-impostore.md), and a second one meanwhile joins the first.
+        if not s.word_request:
+            s.requests_left -= 1
+        s.word_request = True
+        if all(pid in s.ready for pid in s.living_ids()):
+            _open_word_vote(s, t, events)
+        return
     s.requests_left -= 1
+    _open_word_vote(s, t, events)
+
+
+def _open_word_vote(s: GameState, t: float, events: Events) -> None:
+    s.word_request = False
     s.word_votes = {}
     _enter(s, "word_vote", t, s.options["timers"]["clue"], events)
     events.append({"type": "word_request"})  # never who asked
@@ -194,11 +212,23 @@ def _word_vote(s: GameState, pl: Player, change: bool, t: float, events: Events)
         _close_word_vote(s, t, events)
 
 
-def _close_word_vote(s: GameState, t: float, events: Events) -> None:
+def _table_word_vote(s: GameState, change: bool, t: float, events: Events) -> None:
+    """One-phone play: the table voted aloud; one tap says whether the yes won."""
+    if not s.options["one_phone"]:
+        raise GameError("not_allowed", "the table votes in one go only in one-phone play")
+    s.word_votes = {}
+    _close_word_vote(s, t, events, table=change)
+
+
+def _close_word_vote(s: GameState, t: float, events: Events, table: bool | None = None) -> None:
     """More yes than no: a new word of the same category, roles unchanged; then the
-    card again (everyone looks at the new one)."""
-    yes = sum(s.word_votes.values())
-    no = len(s.word_votes) - yes
+    card again (everyone looks at the new one). `table`: the table's spoken outcome
+    in one-phone play (recorded as one yes or one no: the counts are not known)."""
+    if table is None:
+        yes = sum(s.word_votes.values())
+        no = len(s.word_votes) - yes
+    else:
+        yes, no = int(table), int(not table)
     changed = yes > no and len(s.words_seen) < len(s.reserve)
     s.last_word_vote = {"yes": yes, "no": no, "changed": int(changed)}
     s.word_votes = {}
@@ -291,12 +321,21 @@ def _vote(s: GameState, pl: Player, target: Any, t: float, events: Events) -> No
         _close_ballot(s, t, events)
 
 
-def _close_ballot(s: GameState, t: float, events: Events) -> None:
-    """The most voted is out; a tie -> a runoff among the tied; tied again: nobody."""
-    tally = ballot.tally(s.votes, s.candidates)
+def _table_vote(s: GameState, raw: Any, t: float, events: Events) -> None:
+    """One-phone play: the table's spoken vote closes the ballot with its tally."""
+    _close_ballot(s, t, events, table_tally(s.options, raw, s.candidates, len(s.living())))
+
+
+def _close_ballot(s: GameState, t: float, events: Events,
+                  counts: dict[str, int] | None = None) -> None:
+    """The most voted is out; a tie -> a runoff among the tied; tied again: nobody.
+
+    `counts`: the table's tally in one-phone play instead of the cast votes.
+    """
+    tally = ballot.tally(s.votes, s.candidates) if counts is None else counts
     s.ballots.append(Ballot(round=s.round, kind=s.phase, votes=dict(s.votes), tally=tally))
     events.append({"type": "vote_closed", "tally": dict(tally)})
-    if not s.votes and s.phase == "vote":
+    if not any(tally.values()) and s.phase == "vote":
         events.append({"type": "no_elimination", "why": "no_votes"})
         _after_vote(s, None, None, t, events)
         return
@@ -414,7 +453,10 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
     phase = s.phase
     events.append({"type": "timeout", "phase": phase})
     if phase == "card":
-        _start_clues(s, d, events)
+        if s.word_request:  # one-phone play: a request still waits for its vote
+            _open_word_vote(s, d, events)
+        else:
+            _start_clues(s, d, events)
     elif phase == "word_vote":
         _close_word_vote(s, d, events)  # who has not voted abstains
     elif phase == "clues":
@@ -456,6 +498,9 @@ SHAPES = {
     "ready": {},
     "vote": {"target": PLAYER},
     "guess": {"word": TEXT},
+    # One-phone play (option `one_phone`): the table's spoken votes, from any seat.
+    "table_word_vote": {"change": FLAG},
+    "table_vote": {"tally": TALLY},
 }
 _PHASE_OF = {
     "seen": ("card",),
@@ -465,7 +510,10 @@ _PHASE_OF = {
     "ready": ("clues",),
     "vote": ("vote", "runoff"),
     "guess": ("guess",),
+    "table_word_vote": ("word_vote",),
+    "table_vote": ("vote", "runoff"),
 }
+_BY_THE_TABLE = ("table_word_vote", "table_vote")  # any seat speaks for the table
 
 
 def apply(
@@ -482,7 +530,7 @@ def apply(
     if s.phase not in _PHASE_OF[kind]:
         raise GameError("wrong_phase", f"{kind} is not possible now", phase=s.phase)
     pl = s.player(pid)
-    if not pl.alive and kind != "guess":
+    if not pl.alive and kind != "guess" and kind not in _BY_THE_TABLE:
         raise GameError("dead_player", "eliminated players do not act")
     guided = s.options["turns"] == "guided"
     if kind == "seen":
@@ -503,6 +551,10 @@ def apply(
         _vote(s, pl, action["target"], now, events)
     elif kind == "guess":
         _guess(s, pl, action["word"], now, events)
+    elif kind == "table_word_vote":
+        _table_word_vote(s, action["change"], now, events)
+    elif kind == "table_vote":
+        _table_vote(s, action.get("tally"), now, events)
     return s, events
 
 
@@ -516,6 +568,10 @@ def allowed_actions(s: GameState, pid: str) -> list[str]:
     pl = s.player(pid)
     if s.phase == "over":
         return []
+    if s.options["one_phone"] and s.phase == "word_vote":
+        return ["table_word_vote"]
+    if s.options["one_phone"] and s.phase in ("vote", "runoff"):
+        return ["table_vote"]
     if s.phase == "guess":
         return ["guess"] if s.acting == pid else []
     if not pl.alive:

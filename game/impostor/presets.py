@@ -14,6 +14,7 @@ from typing import Any
 from .. import custom_words
 from ..errors import GameError
 from ..table import MAX_PLAYERS, MIN_PLAYERS
+from ..table_vote import check_one_phone
 from ..timers import TIMER_MAX, TIMER_MIN, validate_timers
 from . import wordbank
 from .state import OPTIONAL_ROLES
@@ -64,6 +65,7 @@ _BASE: dict[str, Any] = {
     "secret_vote": False,  # only the tallies are shown, never who voted whom
     "timers": dict(PACES["none"]),
     "eliminated_speak": False,
+    "one_phone": False,  # one phone passed around the table (the offline page; never a room)
 }
 
 PRESETS: dict[str, Preset] = {
@@ -158,6 +160,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise _bad("rounds", f"rounds must be a number from 1 to {MAX_ROUNDS}")
     out["timers"] = validate_timers(out["timers"], PACES["none"], allow_none=True)
+    out["one_phone"] = check_one_phone(out["one_phone"])
 
     if n_players > MAX_PLAYERS:
         raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)

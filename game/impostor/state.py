@@ -108,6 +108,9 @@ class GameState:
     requests_left: int = 0
     asked: list[str] = field(default_factory=list)
     word_votes: dict[str, bool] = field(default_factory=dict)
+    # One-phone play: a request made on a private card screen waits for every card to be
+    # seen, so the vote does not open right after the asker's turn with the phone.
+    word_request: bool = False
     last_word_vote: dict[str, int] | None = None  # {"yes": n, "no": n, "changed": 0|1}
     votes: dict[str, str] = field(default_factory=dict)
     candidates: list[str] = field(default_factory=list)

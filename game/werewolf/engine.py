@@ -20,9 +20,10 @@ import random
 from typing import Any
 
 from .. import ballot
-from ..actions import PLAYER, check_shape
+from ..actions import PLAYER, TALLY, check_shape
 from ..errors import GameError
 from ..table import check_players
+from ..table_vote import table_tally
 from .presets import team_counts, validate_options
 from .state import CONTADINO, LUPI, LUPO, ROLES, UMANI, VEGGENTE, Death, GameState, Peek, Player
 
@@ -182,12 +183,24 @@ def _open_nomination(s: GameState, t: float, events: Events) -> None:
     events.append({"type": "vote_open", "candidates": list(s.candidates)})
 
 
-def _close_nomination(s: GameState, t: float, events: Events) -> None:
+def _table_vote(s: GameState, raw: Any, t: float, events: Events) -> None:
+    """One-phone play: the table's spoken ballot (the nomination, ghosts included, or the
+    lynch, by the living who are not nominated) closes with its tally."""
+    if s.phase == "nomination":
+        _close_nomination(s, t, events, table_tally(s.options, raw, s.candidates, len(s.players)))
+    else:
+        counts = table_tally(s.options, raw, s.candidates, len(s.lynch_voters()))
+        _close_lynch(s, t, events, counts)
+
+
+def _close_nomination(s: GameState, t: float, events: Events,
+                      counts: dict[str, int] | None = None) -> None:
     """The two most voted are nominated; a tie for a place is drawn at random.
 
     Defence order: the most voted first; equal counts in the draw's order.
+    `counts`: the table's tally in one-phone play instead of the cast votes.
     """
-    tally = ballot.tally(s.votes, s.candidates)
+    tally = ballot.tally(s.votes, s.candidates) if counts is None else counts
     s.last_tally = dict(tally)
     s.last_nomination = dict(s.votes)
     s.ballots += [("nomination", s.day, v, c) for v, c in s.votes.items()]
@@ -236,9 +249,10 @@ def _vote(s: GameState, pl: Player, target: Any, t: float, events: Events) -> No
         _close_lynch(s, t, events)
 
 
-def _close_lynch(s: GameState, t: float, events: Events) -> None:
+def _close_lynch(s: GameState, t: float, events: Events,
+                 counts: dict[str, int] | None = None) -> None:
     """The most voted nominee is lynched and becomes a ghost; a tie is drawn at random."""
-    tally = ballot.tally(s.votes, s.candidates)
+    tally = ballot.tally(s.votes, s.candidates) if counts is None else counts
     s.last_tally = dict(tally)
     s.ballots += [("lynch", s.day, v, c) for v, c in s.votes.items()]
     events.append({"type": "vote_closed", "tally": dict(tally)})
@@ -345,6 +359,7 @@ SHAPES = {
     "ready": {},
     "vote": {"target": PLAYER},
     "advance": {},
+    "table_vote": {"tally": TALLY},  # one-phone play: the table's spoken ballot, from any seat
 }
 ACTIONS = tuple(SHAPES)
 _PHASE_OF = {
@@ -353,6 +368,7 @@ _PHASE_OF = {
     "ready": ("day", "defence"),
     "vote": ("nomination", "lynch"),
     "advance": ("night", "wolves", "day", "nomination", "defence", "lynch"),
+    "table_vote": ("nomination", "lynch"),
 }
 
 
@@ -382,6 +398,9 @@ def apply(
         return s, events
     if kind == "advance":
         raise GameError("not_allowed", "only the moderator moves the game on")
+    if kind == "table_vote":  # any seat records what the table saw
+        _table_vote(s, action.get("tally"), now, events)
+        return s, events
     pl = s.player(pid)
     if not pl.alive and not (kind == "vote" and s.phase == "nomination"):
         raise GameError("dead_player", "ghosts keep no ability")
@@ -403,6 +422,8 @@ def allowed_actions(s: GameState, pid: str) -> list[str]:
     if s.is_moderator(pid):
         return ["advance"] if s.phase in _PHASE_OF["advance"] else []
     pl = s.player(pid)
+    if s.options["one_phone"] and s.phase in ("nomination", "lynch"):
+        return ["table_vote"]
     if s.phase == "nomination":
         return ["vote"]  # ghosts too (004)
     if not pl.alive:

@@ -13,6 +13,8 @@ Options of the `lupi` preset:
 - `timers`: `night` (everyone closes their eyes), `seer`, `wolves`, `day` (the
   discussion, at most 3 minutes: 004), `vote` (each of the two ballots),
   `defence` (each nominee's speech). Seconds.
+- `one_phone`: one phone passed around the table (the offline page, never a
+  room): the app is the moderator, the ballots are the table's `table_vote`.
 
 The table: 004 plays with 8 or more. With `lupi` on "auto" the wolves come
 from `auto_wolves` and a game needs 8 role holders; a host who sets the
@@ -28,6 +30,7 @@ from typing import Any
 
 from ..errors import GameError
 from ..table import MAX_PLAYERS
+from ..table_vote import check_one_phone
 from ..timers import validate_timers
 
 PRESET = "lupi"
@@ -68,6 +71,7 @@ def default_options(preset: str) -> dict[str, Any]:
         "moderator": None,
         "narration_voice": True,
         "timers": dict(DEFAULT_TIMERS),
+        "one_phone": False,
     }
 
 
@@ -116,6 +120,11 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     if mod is not None and (not isinstance(mod, str) or not mod or len(mod) > 40):
         raise _bad("moderator", "moderator must be null (the app) or a player id")
     out["timers"] = validate_timers(out["timers"], DEFAULT_TIMERS)
+    out["one_phone"] = check_one_phone(out["one_phone"])
+    if out["one_phone"] and mod is not None:
+        # A human moderator sees every card: on one phone passed around there is no
+        # second screen for them, and the phone itself narrates.
+        raise _bad("moderator", "on one phone the app is the moderator")
     if out["timers"]["day"] > DAY_MAX:
         raise _bad("timers", f"the day's discussion lasts at most {DAY_MAX} seconds")
     if n_players > MAX_PLAYERS:

@@ -54,8 +54,9 @@ def wait_playable(page, timeout: float = 120_000) -> None:
             timeout=timeout)
 
 
-def setup_game(page, names: list[str], preset: str) -> None:
-    """Type the names, choose the game, start it."""
+def setup_game(page, names: list[str], preset: str, selects: dict[str, str] | None = None) -> None:
+    """Type the names, choose the game (and `selects`: {select's id: value} of its
+    options form), start it."""
     inputs = page.locator(".name-input")
     while inputs.count() < len(names):
         page.click("#add-player")
@@ -63,6 +64,9 @@ def setup_game(page, names: list[str], preset: str) -> None:
         inputs.nth(i).fill(name)
     page.select_option("#opt-preset", preset)
     wait_js(page, f"document.querySelector('#opt-preset').value === '{preset}'")
+    for sel, value in (selects or {}).items():
+        page.select_option(f"#{sel}", value)
+        wait_js(page, f"document.querySelector('#{sel}').value === '{value}'")
     page.click("#start")
     page.wait_for_selector(".onephone-play")
 
@@ -96,7 +100,10 @@ def step(page, vote: bool = True) -> str:
             page.wait_for_selector("#secret-card.revealed")
             page.mouse.up()
             page.wait_for_selector("#secret-card:not(.revealed)")
+        # The core may answer asynchronously (a card's `seen`): wait for the screen to move on.
+        page.evaluate("document.querySelector('[data-private]').setAttribute('data-stale', '1')")
         page.click("#private-done")
+        wait_js(page, "!document.querySelector('[data-stale]')")
         return kind
     for button, what in (("#turn-done", "turn"), ("#to-vote", "ready"), ("#go-on", "go_on")):
         if page.locator(button).count():
@@ -108,8 +115,15 @@ def step(page, vote: bool = True) -> str:
         if not vote:
             return "countdown"
         page.click("#countdown-start")
-        page.wait_for_selector(".pick-grid .avatar", timeout=10000)
-        page.locator(".pick-grid .avatar").first.click()  # one tap on the most voted
+        page.wait_for_selector(".pick-grid .avatar, #word-keep", timeout=10000)
+        if page.locator("#word-keep").count():  # "Non conosco la parola", voted aloud
+            page.click("#word-keep")
+            return "vote"
+        grid = page.locator(".pick-grid .avatar")
+        grid.first.click()  # one tap on the most voted
+        if page.locator("#vote-confirm").count():  # the werewolf nomination: two places
+            grid.nth(1).click()
+            page.click("#vote-confirm")
         return "vote"
     time.sleep(0.1)
     return "wait"

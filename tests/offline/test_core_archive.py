@@ -62,8 +62,15 @@ for clue in ("gattino", "gatti", "felino"):
         out["checks"].append("ok")
     except game.GameError as exc:
         out["checks"].append(exc.code)
+from game import lemmas
+out["lemmas"] = [lemmas.lemma(w, lang) for lang, w in LEMMA_WORDS]
+out["lemma_langs"] = lemmas.loaded_languages()
 print(json.dumps(out))
 """
+# Words whose lemmas the page must find as the server does (the zlib path, issue 11).
+LEMMA_WORDS = [("it", "gatti"), ("it", "l'amico"), ("fr", "chevaux"), ("fr", "yeux"),
+               ("en", "knives"), ("en", "children"), ("it", "zzzz")]
+SCRIPT = SCRIPT.replace("from game import lemmas", f"LEMMA_WORDS = {LEMMA_WORDS!r}\nfrom game import lemmas")
 
 
 def test_what_goes_in_is_derived_from_the_imports_of_game_and_pyproject(archive, monkeypatch):
@@ -93,6 +100,7 @@ def test_the_archive_holds_the_core_its_words_and_no_compiled_code(archive):
     assert "game/__init__.py" in names and "sussurro_offline.py" in names
     for lang in LANGS:
         assert f"game/words/{lang}.json" in names
+        assert f"game/lemma_data/{lang}.txt.z" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert not [n for n in names if ".dist-info/" in n or "__pycache__" in n]
     # A many-language dependency keeps our languages' data only.
@@ -127,6 +135,10 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
         except game.GameError as exc:
             checks.append(exc.code)
     assert got["checks"] == checks
+    # No simplemma in the archive: its dictionaries re-packed with zlib give the same lemmas.
+    assert "simplemma" not in got["modules"]
+    assert got["lemmas"] == [game.lemmas.lemma(w, lang) for lang, w in LEMMA_WORDS]
+    assert got["lemmas"][0] == "gatto" and got["lemma_langs"] == ["it", "fr", "en"]
 
 
 def test_nothing_packed_imports_what_pyodide_leaves_out(archive, tmp_path):
@@ -143,3 +155,96 @@ def test_nothing_packed_imports_what_pyodide_leaves_out(archive, tmp_path):
     user.write_text("import lzma\n\nDATA = lzma.decompress\n")
     fake = [("x/mod.py", Path(__file__)), ("y/uses_lzma.py", user)]
     assert mod.unvendored_imports(fake, lock) == {"lzma": ["y/uses_lzma.py"]}
+
+
+# A one-phone game of each engine played from the archive alone (the page's pure paths):
+# a plain driver takes the first action offered at each step, guesses and clues included.
+PLAY_SCRIPT = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1]]
+import game
+
+def first_target(s, pid, ids):
+    return next(x for x in ids if x != pid)
+
+def play(preset, opts, n, seed):
+    players = [{"id": f"p{i}", "name": f"N{i}"} for i in range(n)]
+    opts = game.validate_options(preset, opts, n)
+    words = game.draw_words(preset, opts, seed)
+    s = game.new_game(preset, opts, seed, players, 0.0, words=words)
+    log, t = [], 0.0
+    for _ in range(2000):
+        pub = game.view(s, None)
+        if pub["phase"] == "over":
+            break
+        t += 1.0
+        d = game.next_deadline(s)
+        if d is not None and t >= d:
+            s, _ = game.tick(s, d)
+            t = d
+            log.append({"t": t, "player": None, "action": {"type": "tick"}})
+            continue
+        acted = False
+        for p in players:
+            me = game.view(s, p["id"])["me"]
+            can = me["can"]
+            living = [x["id"] for x in pub["players"] if x["alive"] and x["id"] != p["id"]]
+            pack = me.get("pack") or []
+            act = None
+            for kind in ("seen", "ask_word", "table_word_vote", "done", "clue", "table_vote",
+                         "guess", "peek", "bite", "ready"):
+                if kind not in can:
+                    continue
+                if kind == "ask_word" and any(e["action"]["type"] == "ask_word" for e in log):
+                    continue
+                if kind == "bite" and me.get("bite"):
+                    continue
+                act = {"type": kind}
+                if kind == "table_word_vote":
+                    act["change"] = True
+                elif kind == "clue":
+                    act["text"] = "zzz"
+                elif kind == "table_vote":
+                    act["tally"] = {pub["candidates"][0]: 1}
+                elif kind == "guess":
+                    act["word"] = "gatti"
+                elif kind in ("peek", "bite"):
+                    act["target"] = next(x for x in living if x not in pack)
+                break
+            if act is not None:
+                s, _ = game.apply(s, p["id"], act, t)
+                log.append({"t": t, "player": p["id"], "action": act})
+                acted = True
+                break
+        if not acted:
+            t = max(t, game.next_deadline(s))
+            s, _ = game.tick(s, t)
+            log.append({"t": t, "player": None, "action": {"type": "tick"}})
+    return {"preset": preset, "options": opts, "seed": seed, "players": players, "words": words,
+            "log": log, "bytes": game.state_bytes(s).decode()}
+
+games = [play("intruso", {"one_phone": True}, 5, 3),
+         play("classica", {"one_phone": True}, 5, 4),
+         play("caos", {"one_phone": True, "turns": "free"}, 6, 5),
+         play("lupi", {"one_phone": True, "lupi": 1}, 5, 6)]
+print(json.dumps(games))
+"""
+
+
+def test_one_phone_games_of_every_engine_give_the_same_bytes_from_the_archive(archive, tmp_path):
+    path, _ = archive
+    dest = tmp_path / "unpacked"
+    zipfile.ZipFile(path).extractall(dest)
+    res = subprocess.run([sys.executable, "-I", "-S", "-c", PLAY_SCRIPT, str(dest)],
+                         capture_output=True, text=True, timeout=240)
+    assert res.returncode == 0, res.stderr[-2000:]
+    games = json.loads(res.stdout)
+    for g in games:
+        state = game.replay(g["preset"], g["options"], g["seed"], g["players"], g["log"],
+                            started_at=0.0, words=g["words"])
+        assert game.state_bytes(state).decode() == g["bytes"], g["preset"]
+        assert json.loads(g["bytes"])["phase"] == "over", g["preset"]
+        kinds = {e["action"]["type"] for e in g["log"]}
+        assert "table_vote" in kinds, g["preset"]
+    assert "table_word_vote" in {e["action"]["type"] for e in games[1]["log"]}
+    assert {"peek", "bite"} <= {e["action"]["type"] for e in games[3]["log"]}

@@ -7,13 +7,14 @@
 //   the phone to every living player in turn, each seeing the same screen;
 // - everything else is the table's, the phone in the middle: who speaks, the vote aloud.
 
-import { secretCard } from "/static/js/card.js";
 import { face } from "/static/js/avatar.js";
 import { h } from "/static/js/dom.js";
 import { errorText } from "/static/js/errors.js";
 import { t } from "/static/js/i18n.js";
+import { narrationText } from "/static/js/narrator.js";
 import { nameOf, roleName } from "/static/js/names.js";
 import { update } from "/static/js/state.js";
+import { cardFor } from "./cards.js";
 import { call } from "./core.js";
 import { say } from "./speech.js";
 import { gameClock, store } from "./store.js";
@@ -24,6 +25,9 @@ const SECRET_PHASES = new Set(["judge", "seer", "wolves"]);
 const PRIVATE_ACTIONS = new Set(["bind", "intoxicate", "seen", "guess", "avenge", "judge", "peek", "bite"]);
 // Ballots where the table names two (the werewolf nomination: the two most voted).
 const TWO_PLACES = new Set(["nomination"]);
+// Secret phases that last their time whatever is chosen (the werewolf night): once the
+// phone has gone round, the rest of their time passes at once (nothing is left to do).
+const TIMED_SECRET = new Set(["seer", "wolves"]);
 
 /**
  * Mount a game. `game` is the stored game ({record, clock, flow}); `snap` the core's
@@ -32,7 +36,7 @@ const TWO_PLACES = new Set(["nomination"]);
 export function mountPlay(root, game, snap, { toast, onOver }) {
   const clock = gameClock(game);
   const flow = game.flow;
-  const local = { holding: null, picked: [], tie: false, countdown: null, busy: false, again: null };
+  const local = { holding: null, picked: [], tie: false, countdown: null, busy: false, again: null, chosen: null };
   const el = h("div", { class: "screen onephone-play" });
   root.append(el);
   let lastSaid = "";
@@ -169,11 +173,18 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     if (can.includes("bind")) choice = { type: "bind", max: 1, text: t("offline.choose_bind") };
     if (can.includes("intoxicate")) choice = { type: "intoxicate", max: 2, text: t("offline.choose_intoxicate") };
     const ready = !choice || local.picked.length === choice.max;
+    // Impostore's "Non conosco la parola", asked alone with the phone: the table votes
+    // on it once every card is seen (game/impostor: one-phone play).
+    const ask = can.includes("ask_word") && step.kind !== "again" ? h("button", {
+      class: "btn", id: "ask-word",
+      onclick: async () => { if (confirm(t("imp.ask_confirm"))) await act(step.pid, { type: "ask_word" }); },
+    }, t("imp.ask_word")) : (v.me?.asked ? h("p", { class: "hint", id: "asked-note" }, t("offline.asked")) : null);
     return h("section", { class: "card private", "data-private": step.kind },
       h("h2", {}, t("offline.card_of", { name: nameOf(step.pid) })),
-      secretCard(v),
+      cardFor(v),
       h("p", { class: "hint" }, t("offline.card_hint")),
       choice ? [h("p", { class: "choice-text" }, choice.text), pickGrid(others, choice.max)] : null,
+      ask,
       h("button", {
         class: "btn btn-primary btn-big", id: "private-done", disabled: !ready,
         onclick: async () => {
@@ -199,23 +210,54 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     const pub = snap.public;
     const can = v.me?.can || [];
     const action = ["judge", "peek", "bite"].find((a) => can.includes(a)) || null;
+    const pack = v.me?.pack || [];
     const ids = pub.phase === "judge" ? [...(pub.candidates || [])]
-      : living().filter((pid) => pid !== step.pid);
-    const answer = v.me?.peek_answer ?? null;
+      : living().filter((pid) => pid !== step.pid && !(action === "bite" && pack.includes(pid)));
+    if (local.chosen && local.chosen.pid === step.pid) return secretAnswer(step, v);
+    const picks = v.me?.pack_picks ? Object.entries(v.me.pack_picks).filter(([w]) => w !== step.pid) : [];
     return h("section", { class: "card private secret-round", "data-private": "secret" },
       h("h2", {}, t("offline.secret_title", { name: nameOf(step.pid) })),
-      secretCard(v),
+      cardFor(v),
       h("p", { class: "hint" }, t("offline.secret_hint")),
+      picks.length ? h("ul", { class: "known", id: "pack-picks" }, picks.map(([w, x]) => h("li", {},
+        t("offline.pack_pick", { name: nameOf(w), target: nameOf(x) })))) : null,
       pickGrid(ids, 1),
-      answer ? h("p", { class: "hint" }, answer) : null,
       h("button", {
         class: "btn btn-primary btn-big", id: "private-done", disabled: local.picked.length !== 1,
         onclick: async () => {
-          if (action) {
-            if (!(await act(step.pid, { type: action, target: local.picked[0] }))) return;
+          const target = local.picked[0];
+          if (action === "judge") {
+            // The Giudice's choice ends the phase: it is sent once the phone has gone
+            // round, so the round does not stop right after the Giudice's turn.
+            flow.round.pending = { player: step.pid, action: { type: action, target } };
+            store.save();
+          } else if (action) {
+            if (!(await act(step.pid, { type: action, target }))) return;
           }
-          donePrivate(step);
+          // Every holder gets a second screen, the same for all: the seer reads the answer there.
+          local.chosen = { pid: step.pid, target, action };
+          draw();
         },
+      }, t("offline.confirm")));
+  }
+
+  /** After the tap: the seer's answer, a wolf's pick, or for everyone else their tap
+   *  noted; then the phone goes on. Two screens for every holder alike. */
+  function secretAnswer(step, v) {
+    const { target, action } = local.chosen;
+    let text = t("offline.secret_noted", { name: nameOf(target) });
+    if (action === "peek") {
+      const seen = (v.me?.seen || []).find((x) => x.player === target && x.night === snap.public.day);
+      if (seen) text = t(seen.wolf ? "offline.peek_wolf" : "offline.peek_human", { name: nameOf(target) });
+    } else if (action === "bite") {
+      text = t("offline.bite_chosen", { name: nameOf(target) });
+    }
+    return h("section", { class: "card private secret-round", "data-private": "secret-answer" },
+      h("h2", {}, nameOf(step.pid)),
+      h("p", { class: "callout", id: "secret-answer" }, text),
+      h("button", {
+        class: "btn btn-primary btn-big", id: "private-done",
+        onclick: () => { local.chosen = null; donePrivate(step); },
       }, t("offline.done_and_pass")));
   }
 
@@ -331,16 +373,62 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     setTimeout(step, 800);
   }
 
+  /** The app as moderator (Lupi Mannari): the narration shown, and spoken once. */
+  function narration(pub) {
+    if (!pub.narration || pub.narration.by !== "app") return null;
+    const lines = narrationText(pub);
+    const text = lines.join(" ");
+    if (pub.narration.speak && text && text !== lastSaid) { lastSaid = text; say(text); }
+    return h("div", { class: "narration", id: "narration" }, lines.map((line) => h("p", { class: "say" }, line)));
+  }
+
+  /** "Non conosco la parola" voted aloud: the countdown, then one tap for the outcome. */
+  function wordVoteScreen(sender) {
+    if (local.countdown === null) {
+      return [
+        callOut(t("offline.word_vote_call")),
+        h("button", { class: "btn btn-primary btn-big", id: "countdown-start", onclick: () => countdown() },
+          t("offline.countdown_start")),
+      ];
+    }
+    if (local.countdown > 0) {
+      return h("p", { class: "countdown", id: "countdown", "aria-live": "assertive" }, String(local.countdown));
+    }
+    const choice = (change, id, label) => h("button", {
+      class: `btn ${change ? "btn-primary" : ""}`, id,
+      onclick: () => act(sender, { type: "table_word_vote", change }),
+    }, label);
+    return [
+      h("p", { class: "callout", id: "callout" }, t("offline.word_vote_tap")),
+      h("div", { class: "row" }, choice(true, "word-change", t("offline.word_change")), choice(false, "word-keep", t("offline.word_keep"))),
+      h("button", { class: "btn btn-ghost", id: "countdown-again", onclick: () => countdown() }, t("offline.countdown_again")),
+    ];
+  }
+
+  function orderList(pub) {
+    const alive = new Set(living());
+    return h("ol", { class: "order", id: "order", "aria-label": t("clue.order") },
+      (pub.order || []).filter((pid) => alive.has(pid)).map((pid) => h("li", { "data-pid": pid }, nameOf(pid))));
+  }
+
   function tableScreen() {
     const pub = snap.public;
     update({ view: pub });
     const seats = players().map((p) => p.id);
     const tableVoter = seats.find((pid) => canOf(pid).includes("table_vote"));
+    const wordVoter = seats.find((pid) => canOf(pid).includes("table_word_vote"));
     const speaker = pub.turn && canOf(pub.turn).includes("done") ? pub.turn
       : (pub.turn && pub.phase === "defence" && canOf(pub.turn).includes("ready") ? pub.turn : null);
     const readyers = living().filter((pid) => canOf(pid).includes("ready"));
-    const parts = [];
-    if (tableVoter) {
+    const parts = [narration(pub)];
+    if (pub.game === "impostor" && pub.word_request?.last && pub.phase === "clues" && pub.clue_round === 1
+        && !(pub.turns_taken || []).some((x) => x.phase === pub.round)) {
+      const last = pub.word_request.last;
+      parts.push(h("p", { class: "news", id: "word-vote-result" }, t(last.changed ? "offline.word_changed" : "offline.word_kept")));
+    }
+    if (wordVoter) {
+      parts.push(wordVoteScreen(wordVoter));
+    } else if (tableVoter) {
       parts.push(voteScreen(pub, tableVoter));
     } else if (speaker) {
       parts.push(callOut(t(pub.phase === "defence" ? "offline.defence_call" : "offline.clue_call", { name: nameOf(speaker) })));
@@ -349,7 +437,13 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
         onclick: () => act(speaker, pub.phase === "defence" ? { type: "ready" } : { type: "done" }),
       }, t(pub.phase === "defence" ? "offline.defence_done" : "offline.clue_done")));
     } else if (readyers.length) {
-      parts.push(callOut(t(`offline.talk.${pub.phase}`)));
+      if (pub.phase === "clues" && pub.order) {
+        // Free turns: the app says who starts, and the order; the table goes by itself.
+        parts.push(callOut(t("offline.free_start", { name: nameOf(pub.order.find((pid) => living().includes(pid))) })));
+        parts.push(orderList(pub));
+      } else if (!pub.narration) {
+        parts.push(callOut(t(`offline.talk.${pub.phase}`)));
+      }
       parts.push(h("button", {
         class: "btn btn-primary btn-big", id: "to-vote",
         onclick: async () => {
@@ -360,7 +454,7 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
       }, t("offline.to_vote")));
     } else if (typeof snap.deadline === "number") {
       // Nothing to do but let the phase's time pass (a night falling ...).
-      parts.push(callOut(t(`offline.wait.${pub.phase}`)));
+      if (!pub.narration) parts.push(callOut(t(`offline.wait.${pub.phase}`)));
       parts.push(h("button", {
         class: "btn btn-primary btn-big", id: "go-on",
         onclick: () => { clock.jump(snap.deadline); tickTo(snap.deadline); },
@@ -410,6 +504,17 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
       return;
     }
     const step = privateStep();
+    const pub = snap.public;
+    if (!step && SECRET_PHASES.has(pub.phase) && flow.round?.pending && !local.busy) {
+      const { player, action } = flow.round.pending;
+      flow.round.pending = null;
+      act(player, action);
+    } else if (!step && TIMED_SECRET.has(pub.phase) && typeof snap.deadline === "number" && !local.busy) {
+      // The phone went round: the rest of the phase's time passes now.
+      const d = snap.deadline;
+      clock.jump(d);
+      tickTo(d);
+    }
     let body;
     if (!step) {
       local.holding = null;
