@@ -14,7 +14,9 @@ Policy, in the order a frame meets it:
   catch-up burst after a stall, or a clock that runs fast), the queue is cut
   back to its usual `target - 1` frames after a pop, one frame's worth per
   tick (`trimmed` counts them), so a 200 ms burst is recovered from within
-  ~0.3 s instead of sitting at the ceiling. Each cut takes the quietest 20 ms
+  ~0.4 s instead of sitting at the ceiling. A stream that ran dry twice
+  within `HOLE_MEMORY` (5 s) is cut back to `target` instead: a frame of
+  cushion against its next hole. Each cut takes the quietest 20 ms
   of the queued audio (silence first: the cuts may wait up to `PATIENCE`
   ticks in all for a pause to be queued, so pauses between words absorb them),
   ends it where the following audio best matches the removed audio's start
@@ -43,6 +45,7 @@ __all__ = ["JitterQueue", "FADE"]
 FADE = 240  # 5 ms: long enough to be click-free, short enough to be unnoticed
 ALIGN = 240  # a cut may end up to 5 ms later, to match a pitch period of 200 Hz or more
 SILENT_POWER = 1e-5  # mean square of a pause (-50 dBFS): cut there without a sound lost
+HOLE_MEMORY = 250  # ticks (5 s): two underruns this close keep the queue a frame deeper
 PATIENCE = 6  # ticks the cuts of one excess may wait in all for a pause to be queued (0.12 s)
 _FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.float32)
 _FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
@@ -81,6 +84,7 @@ class JitterQueue:
         self._lows: deque[float] = deque(maxlen=trim_ticks)  # depth left after the last pops
         self._excess = 0  # samples still to shed
         self._waited = 0  # ticks the next cut has waited for a pause
+        self._holes: deque[int] = deque(maxlen=2)  # ticks of the last two underruns
 
     # ------------------------------------------------------------------ state
 
@@ -116,6 +120,7 @@ class JitterQueue:
         if self._dry_at is not None:
             if self._tick - self._dry_at <= self.gap_ticks:
                 self.underruns += 1
+                self._holes.append(self._tick)
             self._dry_at = None
         self._last_push = self._tick
 
@@ -189,7 +194,7 @@ class JitterQueue:
             self._lows.append(self.depth)
             low = min(self._lows)
             if len(self._lows) == self._lows.maxlen and low >= self.target + 1:
-                self._excess = round((low - (self.target - 1)) * FRAME)
+                self._excess = round((low - self._floor()) * FRAME)
         if self._excess > 0:
             cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < PATIENCE)
             if cut is None:  # no pause queued yet: wait a little for one
@@ -202,6 +207,13 @@ class JitterQueue:
                 self._lows.clear()
                 self._waited = 0
 
+    def _floor(self) -> int:
+        # Frames to keep after a pop: one more while the stream keeps running dry
+        # (two holes within HOLE_MEMORY), against the next one; a single stall
+        # and its catch-up burst go back to the usual latency.
+        chronic = len(self._holes) == 2 and self._tick - self._holes[0] <= HOLE_MEMORY
+        return self.target - 1 + chronic
+
     def _shed(self, want: int, silent_only: bool = False) -> int | None:
         """Remove about `want` samples of queued audio (within +-ALIGN/2), quietest
         first, click-free; the number removed (0 if the queue is too short for a
@@ -212,7 +224,7 @@ class JitterQueue:
         parts = [*self._frames, self._partial] if self._partial.size else list(self._frames)
         flat = np.concatenate(parts)
         # What must stay after the cut: the frames the queue plays from, and a whole fade.
-        keep = max(FADE, (self.target - 1) * FRAME)
+        keep = max(FADE, self._floor() * FRAME)
         base = max(want - ALIGN // 2, 1)
         align = min(ALIGN, flat.size - keep - base)
         if align < 0:

@@ -274,3 +274,25 @@ def test_shedding_takes_pauses_first():
     # Every syllable whole: a cut inside one would take up to 20 ms off it (the
     # averaging blurs each end by under a period).
     assert min(runs) >= on * FRAME - 96
+
+
+def test_a_stream_that_keeps_running_dry_keeps_one_more_frame():
+    """Issue 15: one stall and its burst go back to the usual latency, but a stream with
+    two holes within 5 s keeps a frame more against the next one."""
+    from audio.synth import speech_like
+
+    ticks = 260
+    x = speech_like(ticks * 0.02 + 1, seed=3, level_db=-6.0)
+    q = JitterQueue()
+    stalls = [(50, 60), (150, 160)]
+    depths, sent = [], 0
+    for t in range(ticks):
+        if not any(a <= t < b for a, b in stalls):
+            q.push(x[sent * FRAME : (t + 1) * FRAME])
+            sent = t + 1
+        q.pop()
+        depths.append(q.depth)
+    assert q.underruns == 2
+    assert np.max(depths[90:150]) < q.target  # after the first: back to target - 1
+    settled = np.array(depths[200:])
+    assert settled.min() >= q.target and settled.max() < q.target + 1  # after the second: one more
