@@ -41,7 +41,12 @@ over the phase, and its target), and what is left up to the graph (decode,
 delay (jitterBufferTarget = null) after it connects, for a before/after of
 web/js/rtc.js's receiver setting; `app` leaves what the app asked for.
 
-Bounded: about 2 x seconds + 30 s. Prints one JSON object; nothing is asserted
+`--stalls` adds a third phase: continuous speech whose sender stalls 200 ms
+every 3.1 s and then sends what it owes at once (a catch-up burst); the bursts
+spoken within 0.5 s after a stall and those spoken later are reported apart
+(bot to bot is left out there: the ear bot shares the stalled loop).
+
+Bounded: about 2 (or 3) x seconds + 30 s. Prints one JSON object; nothing is asserted
 (figures go to bench/ROOM.md, with the machine's load).
 """
 
@@ -71,6 +76,8 @@ BURST_LEVEL = 0.5
 BURST_SAMPLES = 3840  # 80 ms
 THRESHOLD = 0.12  # on the band-passed signal (a 0.5 burst reads ~0.5, the bed ~0.003)
 HOLD_S = 0.1  # below threshold this long re-arms the detector
+STALL = 0.2  # s the speaker's loop blocks in the `stalls` phase
+STALL_EVERY = 3.1  # s between two stalls (not a multiple of the bursts' 0.5 s)
 
 # Wraps RTCPeerConnection so the bench can read the app's receiver (getStats, playout).
 PC_HOOK = """(() => {
@@ -261,6 +268,24 @@ def page_latencies(lat: dict, mouths_epoch: list[float], skew: float) -> tuple[l
     return out, float(q75 - q25)
 
 
+def after_stalls(lat: dict, mouths: list[float], mono_to_epoch: float, skew: float,
+                 stalls: list[float]) -> dict:
+    """Latency into the page of the bursts spoken within 0.5 s after a stall's end, and
+    of those spoken later (back at the usual latency if the server's queue recovered)."""
+    ends = np.array(stalls) + STALL
+    soon, later = [], []
+    for m in mouths:
+        got, _ = page_latencies(lat, [m + mono_to_epoch], skew)
+        if not got or not len(ends):
+            continue
+        past = ends[ends <= m]
+        if past.size and m - past[-1] <= 0.5:
+            soon.append(got[0])
+        elif past.size:
+            later.append(got[0])
+    return {"within_0_5_s_after_stall_ms": summary(soon), "later_ms": summary(later)}
+
+
 def summary(xs: list[float]) -> dict:
     if not xs:
         return {"n": 0}
@@ -346,21 +371,37 @@ def run(args: argparse.Namespace) -> dict:
                 mono_to_epoch = time.time() - time.monotonic()
                 time.sleep(2.0)  # settle: first calibrations, connection warm
                 result["clock_skew_page_ms"] = round(1000 * page_skew(page), 2)
-                for phase in ("quiet", "continuous"):
-                    source.bed = phase == "continuous"
+                phases = ["quiet", "continuous"] + (["stalls"] if args.stalls else [])
+                for phase in phases:
+                    source.bed = phase != "quiet"
                     speaker.voice.mic.dtx = phase == "quiet"
                     time.sleep(1.5)  # the new stream settles (queues, playout)
                     mic = speaker.voice.mic
                     n0 = len(mic.captured)
                     s0 = page.evaluate(STATS) or {}
                     m0 = httpx.get(srv.url("/metrics"), timeout=10).text
-                    time.sleep(args.seconds)
+                    stalls = []
+                    if phase == "stalls":
+                        # The speaker's loop blocks 200 ms every STALL_EVERY s: its mic then
+                        # sends the frames it owes at once, a real catch-up burst.
+                        end = time.monotonic() + args.seconds
+                        while time.monotonic() + STALL_EVERY < end:
+                            time.sleep(STALL_EVERY - STALL)
+                            stalls.append(time.monotonic())
+                            bots.loop.call_soon_threadsafe(time.sleep, STALL)
+                        time.sleep(max(0.0, end - time.monotonic()))
+                    else:
+                        time.sleep(args.seconds)
                     s1 = page.evaluate(STATS) or {}
                     m1 = httpx.get(srv.url("/metrics"), timeout=10).text
                     n1 = len(mic.captured) - 20  # the last bursts may still be on their way
                     time.sleep(0.6)
                     onsets = source.onsets_between(n0, n1)
-                    mouths = [mic.mouth_time(s) for s in onsets]
+                    if phase == "stalls":
+                        # when the sound was due, not when the stalled loop got to it
+                        mouths = [mic._start + s / SAMPLE_RATE for s in onsets]
+                    else:
+                        mouths = [mic.mouth_time(s) for s in onsets]
                     lat = page.evaluate("window.__lat")
                     skew = page_skew(page)
                     page_lat, cal_iqr = page_latencies(lat, [m + mono_to_epoch for m in mouths], skew)
@@ -400,6 +441,13 @@ def run(args: argparse.Namespace) -> dict:
                             bd["browser_jitter_buffer"] = jb["jitterBufferDelay_ms"]
                             bd["browser_decode_playout_graph"] = round(
                                 p["median"] - b["median"] - jb["jitterBufferDelay_ms"], 1)
+                    if phase == "stalls":
+                        # bot to bot is meaningless here (the ear shares the stalled loop)
+                        for key in ("bot_to_bot_ms",):
+                            phase_out.pop(key)
+                        phase_out["breakdown_ms"] = {}
+                        phase_out["stalls"] = len(stalls)
+                        phase_out.update(after_stalls(lat, mouths, mono_to_epoch, skew, stalls))
                     result[phase] = phase_out
                 context.close()
         finally:
@@ -412,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=12.0, help="length of each phase")
     p.add_argument("--every", type=int, default=25, help="frames between two bursts")
+    p.add_argument("--stalls", action="store_true",
+                   help="a third phase: the speaker stalls 200 ms every 3.1 s and catches up")
     p.add_argument("--receiver", choices=("app", "default"), default="app",
                    help="keep the app's receiver playout setting, or reset it to the browser's default")
     args = p.parse_args(argv)
