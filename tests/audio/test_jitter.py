@@ -175,3 +175,124 @@ def test_any_arrival_pattern_keeps_queue_bounded_and_output_smooth(steps):
         # Jumps inside the stream (drops) are cross-faded: at most the slope of the two
         # signals plus the fades', never a raw step.
         assert np.abs(np.diff(y)).max() <= 2.5 * natural
+
+
+# ---------------------------------------------------------------- issue 15: catch-up bursts
+
+STALL, BURST_AT = 50, 60  # the sender stalls 200 ms, then sends its backlog at once
+
+
+def _stall_then_burst(q, x, ticks):
+    """One frame per tick, none during ticks [STALL, BURST_AT), the backlog at BURST_AT.
+
+    Returns the output and the queue's depth after each pop."""
+    out, depths, sent = [], [], 0
+    for t in range(ticks):
+        if not STALL <= t < BURST_AT:
+            q.push(x[sent * FRAME : (t + 1) * FRAME])
+            sent = t + 1
+        out.append(q.pop())
+        depths.append(q.depth)
+    return np.concatenate(out), np.array(depths)
+
+
+def _delays(out, x, ticks, max_lag=0.4):
+    """Per output tick: the lag (samples) at which the input matches that 20 ms of output
+    best (normalised cross-correlation), or -1 where the output is too quiet to tell."""
+    lags = int(max_lag * SAMPLE_RATE)
+    res = np.full(ticks, -1)
+    for t in range(ticks):
+        y = out[t * FRAME : (t + 1) * FRAME].astype(np.float64)
+        if np.dot(y, y) < 1e-4 * FRAME or t * FRAME < lags:
+            continue
+        seg = x[t * FRAME - lags : (t + 1) * FRAME].astype(np.float64)
+        corr = np.correlate(seg, y, mode="valid")[::-1]  # index = lag
+        energy = np.convolve(seg**2, np.ones(FRAME), mode="valid")[::-1]
+        score = corr / np.sqrt(energy * np.dot(y, y) + 1e-12)
+        if score.max() > 0.98:
+            res[t] = int(np.argmax(score))
+    return res
+
+
+def test_latency_after_a_200_ms_catch_up_burst_is_back_at_target_within_half_a_second():
+    """Issue 15: after a sender's 200 ms stall and catch-up burst, the excess is shed
+    and the latency, measured on the signal, is back where it was within 0.5 s."""
+    from audio.synth import speech_like
+
+    ticks = 200
+    x = speech_like(ticks * 0.02 + 1, seed=7, level_db=-6.0)
+    q = JitterQueue()
+    out, depths = _stall_then_burst(q, x, ticks)
+    delays = _delays(out, x, ticks)
+    before = delays[20:STALL][delays[20:STALL] >= 0]
+    assert before.size > 10 and np.ptp(before) == 0  # a steady latency before the stall
+    base = int(before[0])
+    just_after = delays[BURST_AT + 2 : BURST_AT + 8]
+    assert just_after[just_after >= 0].min() > base + 2 * FRAME  # the burst did raise it
+    settled = delays[BURST_AT + 25 :]
+    settled = settled[settled >= 0]
+    assert settled.size > 40
+    # Back to target: the latency before the stall, within half a cut's alignment
+    # step (2.5 ms), from 0.5 s after the burst on.
+    assert np.abs(settled - base).max() <= 120
+    assert depths[BURST_AT + 25 :].max() < q.target
+    assert q.trimmed >= 3
+
+
+def test_shedding_a_burst_is_click_free_on_a_steady_tone():
+    """Issue 15: cuts in sound that never pauses are pitch-aligned and cross-faded:
+    the output never steps more than the tone's own slope."""
+    ticks = 150
+    x = tone(440, ticks * 0.02 + 1, level_db=-2.0)
+    natural = np.abs(np.diff(x)).max()
+    q = JitterQueue()
+    out, depths = _stall_then_burst(q, x, ticks)
+    assert q.trimmed >= 3
+    assert depths[BURST_AT + 25 :].max() < q.target
+    steps = np.abs(np.diff(out[(BURST_AT + 1) * FRAME :]))  # after the underrun's fade-in
+    assert steps.max() < natural * 1.05
+
+
+def test_shedding_takes_pauses_first():
+    """Issue 15: with pauses in the queue, the cuts shorten pauses, not syllables."""
+    ticks = 200
+    on, off = 5, 10  # 100 ms syllables, 200 ms pauses
+    x = np.concatenate([tone(500, on * 0.02, -6.0), np.zeros(off * FRAME, np.float32)])
+    x = np.tile(x, ticks // (on + off) + 2)
+    q = JitterQueue()
+    out, depths = _stall_then_burst(q, x, ticks)
+    assert q.trimmed >= 3
+    assert depths[BURST_AT + 25 :].max() < q.target
+    # loud where the mean |x| over one 500 Hz period is over 60 % of the tone's (0.32)
+    loud = (np.convolve(np.abs(out), np.ones(96) / 96, mode="same") > 0.2).astype(np.int8)
+    rises = np.flatnonzero(np.diff(loud) == 1)
+    falls = np.flatnonzero(np.diff(loud) == -1)
+    # Syllables played from the one after the burst on: runs of loud samples.
+    runs = [int(f - r) for r in rises if r > (BURST_AT + 1) * FRAME
+            for f in falls[falls > r][:1] if f < out.size - FRAME]
+    assert len(runs) >= 6
+    # Every syllable whole: a cut inside one would take up to 20 ms off it (the
+    # averaging blurs each end by under a period).
+    assert min(runs) >= on * FRAME - 96
+
+
+def test_a_stream_that_keeps_running_dry_keeps_one_more_frame():
+    """Issue 15: one stall and its burst go back to the usual latency, but a stream with
+    two holes within 5 s keeps a frame more against the next one."""
+    from audio.synth import speech_like
+
+    ticks = 260
+    x = speech_like(ticks * 0.02 + 1, seed=3, level_db=-6.0)
+    q = JitterQueue()
+    stalls = [(50, 60), (150, 160)]
+    depths, sent = [], 0
+    for t in range(ticks):
+        if not any(a <= t < b for a, b in stalls):
+            q.push(x[sent * FRAME : (t + 1) * FRAME])
+            sent = t + 1
+        q.pop()
+        depths.append(q.depth)
+    assert q.underruns == 2
+    assert np.max(depths[90:150]) < q.target  # after the first: back to target - 1
+    settled = np.array(depths[200:])
+    assert settled.min() >= q.target and settled.max() < q.target + 1  # after the second: one more

@@ -59,6 +59,7 @@ export class Voice {
     if (track) pc.addTransceiver(track, { direction: "sendrecv", streams: [mic] });
     else pc.addTransceiver("audio", { direction: "recvonly" });
     pc.ontrack = (ev) => {
+      smallestPlayoutDelay(ev.receiver);
       const stream = ev.streams[0] || new MediaStream([ev.track]);
       this.audioEl.srcObject = stream;
       // Autoplay may be refused after a reload: the page offers a tap to unmute.
@@ -130,6 +131,21 @@ export class Voice {
     }
     this.pc = null;
     this.onState("off");
+  }
+}
+
+/**
+ * Ask the receiver to play out as early as the network allows: a target of 0 for
+ * its jitter buffer (`jitterBufferTarget`, ms, or the older `playoutDelayHint`, s),
+ * where the browser offers either. Every 20 ms counts in a spoken game; the buffer
+ * still grows by itself when packets arrive unevenly.
+ */
+function smallestPlayoutDelay(receiver) {
+  try {
+    if ("jitterBufferTarget" in receiver) receiver.jitterBufferTarget = 0;
+    else if ("playoutDelayHint" in receiver) receiver.playoutDelayHint = 0;
+  } catch {
+    // Not settable here: the browser's own playout delay stays.
   }
 }
 
