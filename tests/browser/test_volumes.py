@@ -81,6 +81,7 @@ def test_a_lowered_voice_and_a_muted_one_on_the_avatars_and_voices_around_the_ta
         after = _median_levels(page, [LOWERED, MUTED])
         assert after[0] - before[0] == pytest.approx(-10.5, abs=3.0), (before, after)
         assert after[1] < before[1] - 30, (before, after)
+        page.shot("volumes-lobby")
         # Carla still hears Bruno as before: nobody else's mix changed
         assert bots.run(_hears(muted, LOWERED))
 
