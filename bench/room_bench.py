@@ -185,7 +185,8 @@ async def worker(args: argparse.Namespace) -> dict:
                                  stereo=stereo)
         bots.append(bot)
     await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
-    # A few players lower one voice each (the next seat's): their own mixes split off.
+    # A few players lower one voice each (the next seat's): their own mixes split off
+    # when that voice talks.
     await asyncio.sleep(max(0.0, args.start_at - 3 - time.time()))
     for idx, b in zip(args.indices, bots, strict=True):
         if idx < args.volumes and b.client.room:
@@ -306,7 +307,8 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
-def breakdown(players: int = 16, ticks: int = 300) -> dict:
+def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volumes: int = 0
+              ) -> dict:
     """CPU time (process clock) of the voice loop's own work per 20 ms tick, in process:
     the mixer, grouping identical mixes, Opus encodes; for 0, 1, 3 and all players
     talking. No network: this is the part of the server's cost that is not aiortc."""
@@ -330,6 +332,12 @@ def breakdown(players: int = 16, ticks: int = 300) -> dict:
     for pid in pids:
         voice._peers[pid] = _Peer()
     voice.set_routing(Routing(public=frozenset(pids)))
+    if spatial:  # voices around the table, every listener stereo
+        voice.set_layout(pids)
+        for pid in pids:
+            voice.mixer.set_stereo(pid, True)
+    for i in range(volumes):  # the last listeners each lower the first talker, each differently
+        voice.set_volumes(pids[players - 1 - i], {pids[0]: round(0.5 + 0.1 * i, 2)})
     t = np.arange(960) / 48000
     out = {}
     for talkers in (0, 1, 3, players):
@@ -349,7 +357,8 @@ def breakdown(players: int = 16, ticks: int = 300) -> dict:
             "distinct_mixes": st["distinct_mixes"]["last"],
             "core_share": round(step_s / ticks / 0.02, 3),
         }
-    return {"players": players, "ticks": ticks, "per_tick": out}
+    return {"players": players, "ticks": ticks, "spatial": spatial, "volumes": volumes,
+            "per_tick": out}
 
 
 def shared_gaps(per_process: list[list[tuple[float, float]]]) -> int:
@@ -402,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_profiled(argv[1], argv[2:])
     args = p.parse_args(argv)
     if args.breakdown:
-        print(json.dumps(breakdown(args.bots), sort_keys=True))
+        print(json.dumps(breakdown(args.bots, spatial=args.spatial, volumes=args.volumes),
+                         sort_keys=True))
         return 0
     if args.worker:
         args.indices = [int(x) for x in args.indices.split(",")]

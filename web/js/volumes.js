@@ -80,11 +80,10 @@ export function volumeControl(player) {
 /** The host's switch for voices placed around the table (a room voice setting). */
 export function spatialSwitch(amHost, send) {
   const on = Boolean(state.room?.settings?.voice?.spatial);
-  return h("label", { class: "opt spatial" },
+  return h("label", { class: "opt opt-bool spatial", for: "opt-spatial" },
     h("input", {
-      type: "checkbox", name: "spatial", checked: on, disabled: !amHost,
+      id: "opt-spatial", type: "checkbox", name: "spatial", checked: on, disabled: !amHost,
       onchange: (ev) => send({ type: "settings", voice: { spatial: ev.target.checked } }),
     }),
-    h("span", {}, t("volume.spatial")),
-    h("small", { class: "hint" }, t("volume.spatial_hint")));
+    h("span", {}, t("volume.spatial"), h("small", { class: "hint" }, t("volume.spatial_hint"))));
 }
