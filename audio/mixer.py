@@ -112,6 +112,7 @@ class RoomMixer:
         self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
         self._layout: tuple[str, ...] | None = None  # the circle of seats, when spatial
         self._stereo: set[str] = set()  # listeners who take a stereo mix
+        self._pans: tuple[tuple, np.ndarray] | None = None  # (players, layout) -> pan matrix
         self._tick_us = 0.0
         self._ticks = 0
         self._distinct = 0
@@ -291,7 +292,11 @@ class RoomMixer:
                     cue_cols[i, j] = 1.0
         pans = None
         if self._layout is not None and self._stereo & set(players):
-            pans = pan_matrix(players, self._layout)
+            # Cached: a cue starting or ending recompiles the plan, the seats stay put.
+            key = (tuple(players), self._layout)
+            if self._pans is None or self._pans[0] != key:
+                self._pans = (key, pan_matrix(players, self._layout))
+            pans = self._pans[1]
         keys: dict[bytes, int] = {}
         group_of = np.empty(len(players), dtype=np.intp)
         group_rows: list[np.ndarray] = []
