@@ -49,14 +49,20 @@ def _interpolation() -> np.ndarray:
 _INTERP = _interpolation()
 
 
-def limit(window: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def limit(window: np.ndarray, gain_db: np.ndarray, partner: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray]:
     """Limit each row of `window` (mixes x FRAME+LOOKAHEAD samples).
 
     `gain_db` is each mix's gain at the start of this frame (state, <= 0 dB).
+    `partner[i]`, if given, is the row linked to row i (a stereo pair's other
+    channel, or i itself): both see the louder of the two, so with equal
+    states they get the same gain and the stereo image does not move.
     Returns the limited frames (mixes x FRAME, float32) and the new state.
     """
     mixes = window.shape[0]
     flat = np.abs(window)
+    if partner is not None:
+        flat = np.maximum(flat, flat[partner])
     need = (flat.max(axis=1) > CEILING) | (gain_db < 0.0)
     if not need.any():
         return window[:, :FRAME], np.zeros(mixes)

@@ -26,6 +26,15 @@ Groups do not follow who is talking at the moment (a silent speaker's column
 could be ignored): the server keeps one Opus encoder per group, and regrouping
 at every pause between words would keep resetting encoders.
 
+Personal volumes and seats: each listener's row is the routing's 0/1 row
+times that listener's own gains (`set_volumes`: 0 mutes, up to 1.5); with
+seats on (`set_layout`), a listener who takes stereo (`set_stereo`) gets two
+rows, left and right, each speaker's gain times its constant-power pan from
+that listener's seat (audio/spatial.py; cues centred). The grouping key is
+the listener's rows themselves, so two listeners share a mix (and an encode)
+exactly when their effective gains are equal, volumes and pans included. A
+stereo mix comes out as a (FRAME, 2) interleaved array, a mono one as (FRAME,).
+
 Limiter state is kept per listener (one float, the gain in dB). A group
 starts each tick from the lowest gain among its members (they are all equal
 unless the group was just formed by a routing change) and writes the result
@@ -47,6 +56,7 @@ from audio.jitter import JitterQueue
 from audio.limiter import LOOKAHEAD, limit
 from audio.mouth import MouthMeter
 from audio.routing import EFFECTS, Routing, gain_matrix, whisper_allowed
+from audio.spatial import CENTRE, MAX_GAIN, pan_matrix, volume_matrix
 
 __all__ = ["RoomMixer", "TickResult"]
 
@@ -58,7 +68,7 @@ EFFECT_REST_FRAMES = 50
 class TickResult:
     """One tick's output. Listeners with identical mixes share ONE (read-only) array."""
 
-    mixes: dict[str, np.ndarray]  # listener -> (960,) float32
+    mixes: dict[str, np.ndarray]  # listener -> (960,) float32, or (960, 2) for stereo
     mouths: dict[str, float]  # speaker -> 0..1
     distinct: int  # number of distinct mix arrays
     groups: list[tuple[str, ...]] = field(default_factory=list)  # listeners sharing a mix
@@ -73,9 +83,13 @@ class _Cue:
 
 @dataclass
 class _Plan:
-    gains: np.ndarray  # (groups x sources)
+    gains: np.ndarray  # (rows x sources): one row per mono group, two per stereo group
     group_of: np.ndarray  # (listeners,) group index
     members: list[tuple[str, ...]]
+    first_row: list[int]  # each group's first row in `gains`
+    channels: list[int]  # each group's channel count (1 or 2)
+    row_group: np.ndarray  # (rows,) the group of each row
+    partner: np.ndarray | None  # (rows,) the linked row of a stereo pair; None if all mono
 
 
 class RoomMixer:
@@ -95,6 +109,10 @@ class RoomMixer:
         self._gain_db = np.zeros(0)
         self._mouths = MouthMeter()
         self._plan: _Plan | None = None
+        self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
+        self._layout: tuple[str, ...] | None = None  # the circle of seats, when spatial
+        self._stereo: set[str] = set()  # listeners who take a stereo mix
+        self._pans: tuple[tuple, np.ndarray] | None = None  # (players, layout) -> pan matrix
         self._tick_us = 0.0
         self._ticks = 0
         self._distinct = 0
@@ -135,6 +153,8 @@ class RoomMixer:
         self._mouths.remove(row)
         self._effects.pop(pid, None)
         self._quiet.pop(pid, None)
+        self._volumes.pop(pid, None)
+        self._stereo.discard(pid)
         self._plan = None
 
     def push(self, pid: str, pcm: np.ndarray) -> None:
@@ -200,6 +220,54 @@ class RoomMixer:
             self._playing.append(_Cue(samples, chosen))
             self._plan = None
 
+    # ------------------------------------------------- volumes and seats
+
+    def set_volumes(self, listener: str, gains: dict[str, float]) -> None:
+        """`listener`'s own gain for each speaker named (0 mutes, 1 as is, at most 1.5),
+        replacing any set before; speakers not named are heard at 1. Only that
+        listener's mix changes. Raises ValueError for a gain out of bounds."""
+        clean: dict[str, float] = {}
+        for speaker, gain in gains.items():
+            g = float(gain)
+            if not 0.0 <= g <= MAX_GAIN:  # NaN fails too
+                raise ValueError(f"gain {gain!r} for {speaker!r} is not within 0..{MAX_GAIN}")
+            if g != 1.0 and speaker != listener:
+                clean[speaker] = g
+        if clean != self._volumes.get(listener, {}):
+            if clean:
+                self._volumes[listener] = clean
+            else:
+                self._volumes.pop(listener, None)
+            self._plan = None
+
+    def volumes(self, listener: str) -> dict[str, float]:
+        """The gains `listener` set (speakers at 1 left out)."""
+        return dict(self._volumes.get(listener, {}))
+
+    def set_layout(self, order: Iterable[str] | None) -> None:
+        """Seat the voices around a circle in this (seat) order; None: no seats, all mono.
+
+        Only listeners who take stereo (`set_stereo`) hear the seats.
+        """
+        layout = None if order is None else tuple(order)
+        if layout != self._layout:
+            self._layout = layout
+            self._plan = None
+
+    @property
+    def layout(self) -> tuple[str, ...] | None:
+        """The circle of seats in force, or None when voices are not placed."""
+        return self._layout
+
+    def set_stereo(self, listener: str, stereo: bool) -> None:
+        """Whether `listener`'s client takes a stereo mix (used while seats are on)."""
+        if stereo != (listener in self._stereo):
+            if stereo:
+                self._stereo.add(listener)
+            else:
+                self._stereo.discard(listener)
+            self._plan = None
+
     def _sync_effects(self) -> None:
         wanted = {p for p, e in self._routing.effects.items() if e == "drunk" and p in self._queues}
         for pid in list(self._effects):
@@ -215,19 +283,48 @@ class RoomMixer:
     def _compile(self) -> _Plan:
         players = self._players
         speakers = gain_matrix(players, self._routing)
+        if self._volumes:
+            speakers = speakers * volume_matrix(players, self._volumes)
         cue_cols = np.zeros((len(players), len(self._playing)), dtype=np.float32)
         for j, cue in enumerate(self._playing):
             for i, pid in enumerate(players):
                 if pid in cue.listeners:
                     cue_cols[i, j] = 1.0
-        rows = np.hstack([speakers, cue_cols])
+        pans = None
+        if self._layout is not None and self._stereo & set(players):
+            # Cached: a cue starting or ending recompiles the plan, the seats stay put.
+            key = (tuple(players), self._layout)
+            if self._pans is None or self._pans[0] != key:
+                self._pans = (key, pan_matrix(players, self._layout))
+            pans = self._pans[1]
         keys: dict[bytes, int] = {}
         group_of = np.empty(len(players), dtype=np.intp)
-        for i in range(len(players)):
-            group_of[i] = keys.setdefault(rows[i].tobytes(), len(keys))
-        firsts = [int(np.argmax(group_of == g)) for g in range(len(keys))]
-        members = [tuple(p for p, g in zip(players, group_of, strict=True) if g == k) for k in range(len(keys))]
-        return _Plan(np.ascontiguousarray(rows[firsts]), group_of, members)
+        group_rows: list[np.ndarray] = []
+        for i, pid in enumerate(players):
+            if pans is not None and pid in self._stereo:
+                rows = np.stack([np.concatenate([speakers[i] * pans[i, :, 0], cue_cols[i] * CENTRE]),
+                                 np.concatenate([speakers[i] * pans[i, :, 1], cue_cols[i] * CENTRE])])
+            else:
+                rows = np.concatenate([speakers[i], cue_cols[i]])[None, :]
+            key = bytes([rows.shape[0]]) + rows.tobytes()
+            g = keys.setdefault(key, len(keys))
+            if g == len(group_rows):
+                group_rows.append(rows)
+            group_of[i] = g
+        members = [tuple(p for p, g in zip(players, group_of, strict=True) if g == k)
+                   for k in range(len(keys))]
+        channels = [r.shape[0] for r in group_rows]
+        first_row = np.cumsum([0] + channels[:-1]).tolist()
+        row_group = np.repeat(np.arange(len(group_rows)), channels)
+        partner = None
+        if any(c == 2 for c in channels):
+            partner = np.arange(len(row_group))
+            for g, c in enumerate(channels):
+                if c == 2:
+                    r = first_row[g]
+                    partner[r], partner[r + 1] = r + 1, r
+        gains = np.ascontiguousarray(np.vstack(group_rows), dtype=np.float32)
+        return _Plan(gains, group_of, members, first_row, channels, row_group, partner)
 
     # --------------------------------------------------------------- tick
 
@@ -272,11 +369,18 @@ class RoomMixer:
         mixed = plan.gains @ window
         state = np.zeros(len(plan.members))
         np.minimum.at(state, plan.group_of, self._gain_db)
-        out, state = limit(mixed, state)
+        out, row_state = limit(mixed, state[plan.row_group], plan.partner)
+        state = np.zeros(len(plan.members))
+        np.minimum.at(state, plan.row_group, row_state)
         self._gain_db = state[plan.group_of]
         out = np.ascontiguousarray(out, dtype=np.float32)
-        out.flags.writeable = False  # one array serves several listeners
-        rows = list(out)
+        if plan.partner is None:
+            rows = list(out)
+        else:
+            rows = [out[r] if c == 1 else np.ascontiguousarray(out[r : r + 2].T)
+                    for r, c in zip(plan.first_row, plan.channels, strict=True)]
+        for row in rows:
+            row.flags.writeable = False  # one array serves several listeners
         mixes = {pid: rows[g] for pid, g in zip(players, plan.group_of.tolist(), strict=True)}
 
         if finished:

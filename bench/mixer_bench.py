@@ -1,6 +1,9 @@
 """Cost of one RoomMixer tick for a busy 16-player room, against sixteen Opus encodes.
 
 Prints one JSON object. Run: .venv/bin/python bench/mixer_bench.py [--ticks N]
+[--spatial] [--volumes N]: voices placed around the table (every listener stereo),
+and N listeners who each lowered one voice; `distinct_*` and `encode_distinct_*`
+then say how many mixes the server would encode, and at what cost.
 Method: see bench/README.md.
 """
 
@@ -21,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from audio import FRAME, SAMPLE_RATE, CueBank, DrunkVoice, RoomMixer, Routing  # noqa: E402
 from audio.synth import speech_like  # noqa: E402
+from server.opus import OpusEncoder  # noqa: E402
 
 PLAYERS = [f"p{i:02d}" for i in range(16)]
 DRUNK = ("p01", "p02")
@@ -62,6 +66,31 @@ def _room(cues: CueBank, drunk: tuple[str, ...]) -> RoomMixer:
     return mixer
 
 
+def _personalise(mixer: RoomMixer, spatial: bool, volumes: int) -> None:
+    if spatial:
+        mixer.set_layout(PLAYERS)
+        for p in PLAYERS:
+            mixer.set_stereo(p, True)
+    for i, p in enumerate(PLAYERS[:volumes]):  # each lowers the next seat's voice
+        mixer.set_volumes(p, {PLAYERS[(i + 1) % len(PLAYERS)]: 0.5})
+
+
+def _encode_distinct(encoders: dict, res) -> int:
+    """One encode per distinct mix, as the server does: an encoder kept per group of
+    listeners (and channel count)."""
+    groups: dict[int, tuple[np.ndarray, list[str]]] = {}
+    for pid, mix in res.mixes.items():
+        groups.setdefault(id(mix), (mix, []))[1].append(pid)
+    for mix, pids in groups.values():
+        channels = 2 if mix.ndim == 2 else 1
+        key = (frozenset(pids), channels)
+        enc = encoders.get(key)
+        if enc is None:
+            enc = encoders[key] = OpusEncoder(channels=channels)
+        enc.encode(mix)
+    return len(groups)
+
+
 def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
@@ -71,6 +100,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--ticks", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=50)
+    ap.add_argument("--spatial", action="store_true", help="voices placed around the table")
+    ap.add_argument("--volumes", type=int, default=0, help="listeners who lowered a voice")
     args = ap.parse_args(argv)
 
     seconds = (args.ticks + args.warmup) * FRAME / SAMPLE_RATE + 1
@@ -82,7 +113,11 @@ def main(argv: list[str] | None = None) -> dict:
     cue = "your_turn"
     mixer = _room(cues, drunk=DRUNK)
     core = _room(cues, drunk=())  # the same room without the drunk voices: the mixer's own cost
+    for m in (mixer, core):
+        _personalise(m, args.spatial, args.volumes)
     encoders = [_encoder() for _ in PLAYERS]
+    group_encoders: dict = {}
+    enc_distinct_us: list[float] = []
     drunk_probe = [DrunkVoice(seed=1), DrunkVoice(seed=2)]
 
     tick_us, enc_us, drunk_us, core_us, distinct, cue_ticks = [], [], [], [], [], 0
@@ -99,21 +134,27 @@ def main(argv: list[str] | None = None) -> dict:
         res = mixer.tick()
         t1 = time.perf_counter()
         for i, p in enumerate(PLAYERS):  # one encode per listener: the worst case
-            _encode(encoders[i], res.mixes[p], t * FRAME)
+            mix = res.mixes[p]
+            _encode(encoders[i], mix if mix.ndim == 1 else mix.mean(axis=1), t * FRAME)
         t2 = time.perf_counter()
         for dv, p in zip(drunk_probe, DRUNK, strict=True):  # the drunk share of the tick
             dv.process(voices[p][t * FRAME : (t + 1) * FRAME])
         t3 = time.perf_counter()
+        _encode_distinct(group_encoders, res)  # what the server encodes
+        d1 = time.perf_counter()
         if t >= args.warmup:
             tick_us.append((t1 - t0) * 1e6)
             enc_us.append((t2 - t1) * 1e6)
             drunk_us.append((t3 - t2) * 1e6)
             core_us.append((t0 - c0) * 1e6)
+            enc_distinct_us.append((d1 - t3) * 1e6)
             distinct.append(res.distinct)
             cue_ticks += playing > 0
 
     figures = {
         "players": len(PLAYERS),
+        "spatial": args.spatial,
+        "volumes_changed": args.volumes,
         "ticks": args.ticks,
         "tick_us_median": round(statistics.median(tick_us), 1),
         "tick_us_p99": round(_pct(tick_us, 99), 1),
@@ -132,6 +173,9 @@ def main(argv: list[str] | None = None) -> dict:
         "drunk_x2_us_min": round(min(drunk_us), 1),
         "drunk_x2_us_median": round(statistics.median(drunk_us), 1),
         "distinct_mixes_median": statistics.median(distinct),
+        # the server's real encoding work: one encode per distinct mix (stereo ones at 48 kb/s)
+        "encode_distinct_us_median": round(statistics.median(enc_distinct_us), 1),
+        "encode_distinct_us_min": round(min(enc_distinct_us), 1),
         "distinct_mixes_min": min(distinct),
         "distinct_mixes_max": max(distinct),
         "ticks_with_cue": cue_ticks,

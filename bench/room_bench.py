@@ -173,14 +173,26 @@ async def worker(args: argparse.Namespace) -> dict:
         else:
             src, dtx = Silence(), True
         decode = idx == 1  # the click listener; the others only time packet arrivals
+        stereo = args.spatial
         if idx == 0:
             client = Client(args.url, args.room, args.host_player, args.host_token)
-            bot = Bot(client, src, dtx=dtx, decode=decode)
+            bot = Bot(client, src, dtx=dtx, decode=decode, stereo=stereo)
             await client.connect()
+            if args.spatial:
+                await client.send("settings", voice={"spatial": True})
         else:
-            bot = await Bot.join(args.url, args.room, f"Bot{idx}", src, dtx=dtx, decode=decode)
+            bot = await Bot.join(args.url, args.room, f"Bot{idx}", src, dtx=dtx, decode=decode,
+                                 stereo=stereo)
         bots.append(bot)
     await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
+    # A few players lower one voice each (the next seat's): their own mixes split off
+    # when that voice talks.
+    await asyncio.sleep(max(0.0, args.start_at - 3 - time.time()))
+    for idx, b in zip(args.indices, bots, strict=True):
+        if idx < args.volumes and b.client.room:
+            seats = [p["id"] for p in b.client.room["players"]]
+            other = seats[(seats.index(b.pid) + 1) % len(seats)]
+            await b.client.send("volumes", gains={other: 0.5})
     # wait for the common start (wall clock shared by the processes)
     await asyncio.sleep(max(0.0, args.start_at - time.time()))
     t0 = time.monotonic()
@@ -227,7 +239,8 @@ def run(args: argparse.Namespace) -> dict:
             cmd = [sys.executable, __file__, "--worker", "--url", url, "--room", host.code,
                    "--host-player", host.player, "--host-token", host.token,
                    "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
-                   "--seconds", str(args.seconds), "--start-at", str(start_at)]
+                   "--seconds", str(args.seconds), "--start-at", str(start_at),
+                   "--volumes", str(args.volumes)] + (["--spatial"] if args.spatial else [])
             workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL, text=True))
         time.sleep(max(0.0, start_at - time.time()))
@@ -267,6 +280,7 @@ def run(args: argparse.Namespace) -> dict:
     metrics.update({k: _metric(m1, k) for k in gauges})
     return {
         "bots": args.bots, "procs": args.procs, "talkers": args.talkers, "clicker": 1,
+        "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
         "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
         # per second of audio actually mixed: the same figure if the loaded machine
@@ -293,7 +307,8 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
-def breakdown(players: int = 16, ticks: int = 300) -> dict:
+def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volumes: int = 0
+              ) -> dict:
     """CPU time (process clock) of the voice loop's own work per 20 ms tick, in process:
     the mixer, grouping identical mixes, Opus encodes; for 0, 1, 3 and all players
     talking. No network: this is the part of the server's cost that is not aiortc."""
@@ -317,6 +332,12 @@ def breakdown(players: int = 16, ticks: int = 300) -> dict:
     for pid in pids:
         voice._peers[pid] = _Peer()
     voice.set_routing(Routing(public=frozenset(pids)))
+    if spatial:  # voices around the table, every listener stereo
+        voice.set_layout(pids)
+        for pid in pids:
+            voice.mixer.set_stereo(pid, True)
+    for i in range(volumes):  # the last listeners each lower the first talker, each differently
+        voice.set_volumes(pids[players - 1 - i], {pids[0]: round(0.5 + 0.1 * i, 2)})
     t = np.arange(960) / 48000
     out = {}
     for talkers in (0, 1, 3, players):
@@ -336,7 +357,8 @@ def breakdown(players: int = 16, ticks: int = 300) -> dict:
             "distinct_mixes": st["distinct_mixes"]["last"],
             "core_share": round(step_s / ticks / 0.02, 3),
         }
-    return {"players": players, "ticks": ticks, "per_tick": out}
+    return {"players": players, "ticks": ticks, "spatial": spatial, "volumes": volumes,
+            "per_tick": out}
 
 
 def shared_gaps(per_process: list[list[tuple[float, float]]]) -> int:
@@ -369,6 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--procs", type=int, default=4)
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--talkers", type=int, default=2, help="bots speaking a steady tone")
+    p.add_argument("--spatial", action="store_true",
+                   help="voices placed around the table: every bot takes stereo")
+    p.add_argument("--volumes", type=int, default=0,
+                   help="bots 0..N-1 each lower the next seat's voice to 50 %%")
     p.add_argument("--setup", type=float, default=25.0, help="seconds allowed to connect")
     p.add_argument("--profile", help="write the server's cProfile stats to this file")
     p.add_argument("--breakdown", action="store_true",
@@ -385,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_profiled(argv[1], argv[2:])
     args = p.parse_args(argv)
     if args.breakdown:
-        print(json.dumps(breakdown(args.bots), sort_keys=True))
+        print(json.dumps(breakdown(args.bots, spatial=args.spatial, volumes=args.volumes),
+                         sort_keys=True))
         return 0
     if args.worker:
         args.indices = [int(x) for x in args.indices.split(",")]

@@ -35,15 +35,18 @@ class Bot:
     """
 
     def __init__(self, client: Client, source: Source | None = None, *, dtx: bool = False,
-                 ice_servers: list[dict] | None = None, decode: bool = True) -> None:
+                 ice_servers: list[dict] | None = None, decode: bool = True,
+                 stereo: bool = False) -> None:
         """`dtx`: send nothing while the mic is silent; `decode=False`: record only when
-        packets arrive, not what they say (load tests)."""
+        packets arrive, not what they say (load tests); `stereo`: take a stereo mix (the
+        offer says so) and record both channels."""
         self.client = client
         self.source = source or Silence()
         self.dtx = dtx
         self.decode = decode
         self.ice_servers = ice_servers
-        self.recorder = Recorder()
+        self.stereo = stereo
+        self.recorder = Recorder(2 if stereo else 1)
         self.voice: VoicePeer | None = None
         self.voice_wanted = False
         self.voice_restarts = 0
@@ -93,7 +96,8 @@ class Bot:
         await self.stop_voice()
         self.voice_wanted = True
         self.voice = VoicePeer(self.source, dtx=self.dtx, ice_servers=self.ice_servers,
-                               recorder=self.recorder, decode=self.decode)
+                               recorder=self.recorder, decode=self.decode,
+                               stereo=self.stereo)
         await self.voice.connect(self._signal, timeout=timeout)
 
     async def _signal(self, sdp: str, timeout: float = 20.0) -> str:

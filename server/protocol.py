@@ -127,11 +127,35 @@ class Hello(_Model):
     lang: Annotated[str, Field(max_length=8)] | None = None
 
 
+class VoiceOptions(_Model):
+    """The room's voice settings, the same for every game (docs/protocol.md, "Voice")."""
+
+    spatial: bool | None = None  # voices placed around the table (stereo)
+
+
 class SettingsMsg(_Model):
     type: Literal["settings"]
     ref: Ref = None
-    options: dict[str, Any]
+    options: dict[str, Any] = Field(default_factory=dict)
     preset: Annotated[str, Field(max_length=32)] | None = None
+    voice: VoiceOptions | None = None
+
+
+# A listener's own volumes: at most this many voices named in one message.
+MAX_VOLUMES = 64
+MAX_GAIN = 1.5
+Gain = Annotated[float, Field(ge=0.0, le=MAX_GAIN)]
+
+
+class Volumes(_Model):
+    """The sender's own volume for other voices (0..1.5) and their personal mutes; the
+    whole set each time (voices not named are at 1)."""
+
+    type: Literal["volumes"]
+    ref: Ref = None
+    gains: Annotated[dict[PlayerId, Gain], Field(max_length=MAX_VOLUMES)] = Field(
+        default_factory=dict)
+    muted: Annotated[list[PlayerId], Field(max_length=MAX_VOLUMES)] = Field(default_factory=list)
 
 
 class Start(_Model):
@@ -207,12 +231,12 @@ class Leave(_Model):
 
 ClientMessage = Annotated[
     Hello | SettingsMsg | Start | Kick | Unban | PassHost | Rematch | ActionMsg | WhisperStart
-    | WhisperStop | RtcOffer | RtcIce | Ping | Leave,
+    | WhisperStop | RtcOffer | RtcIce | Ping | Leave | Volumes,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = frozenset(
     {"hello", "settings", "start", "kick", "unban", "pass_host", "rematch", "action",
-     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave"}
+     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave", "volumes"}
 )
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 

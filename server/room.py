@@ -58,6 +58,10 @@ from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
 
 log = logging.getLogger(__name__)
 
+# The room's voice settings and their defaults: `spatial` places the voices around
+# the table (off by default: some players listen with one earbud).
+VOICE_DEFAULTS: dict[str, Any] = {"spatial": False}
+
 # The room's phase (rooms.status in the store).
 LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
 
@@ -85,6 +89,8 @@ class Room:
         self.host: str | None = None
         self.preset = "intruso"
         self.options: dict[str, Any] = {}
+        # The room's voice settings, the same whatever the game (not game options).
+        self.voice_options: dict[str, Any] = dict(VOICE_DEFAULTS)
         self.status = LOBBY
         self.created = clock()
         self.last_activity = self.created
@@ -105,7 +111,8 @@ class Room:
         self.voice = VoiceLink(code, settings.ice_servers, self._send_all, self._mouths_allowed,
                                self._routing, listeners=self._listeners,
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
-                               max_candidates=settings.rtc_max_candidates)
+                               max_candidates=settings.rtc_max_candidates,
+                               layout_now=self._layout)
         # Voice offers per seat (each makes the server gather and send ICE checks).
         self._offers: dict[str, TokenBucket] = {}
         # The actor.
@@ -521,6 +528,10 @@ class Room:
 
     async def _on_settings(self, member: Member, msg: P.SettingsMsg) -> None:
         self._require_host(member)
+        if msg.voice is not None and not msg.options and msg.preset is None:
+            # The voice's settings are no game rule: they may change during a game.
+            await self._set_voice_options(msg.voice)
+            return
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "settings change between games only")
         preset = msg.preset or self.preset
@@ -540,8 +551,32 @@ class Room:
                             field="one_phone")
         options = game.validate_options(preset, base, len(self.members))
         self.preset, self.options = preset, options
+        if msg.voice is not None:
+            await self._set_voice_options(msg.voice)
+            return
         await self.store.set_settings(self.code, self._settings_json())
         self._broadcast_room()
+
+    async def _set_voice_options(self, voice: P.VoiceOptions) -> None:
+        patch = {k: v for k, v in voice.model_dump().items() if v is not None}
+        self.voice_options = {**self.voice_options, **patch}
+        await self.store.set_settings(self.code, self._settings_json())
+        self._apply_routing()
+        self._broadcast_room()
+
+    def _on_volumes(self, member: Member, msg: P.Volumes) -> None:
+        named = set(msg.gains) | set(msg.muted)
+        if member.id in named:
+            raise RoomError(400, P.BAD_MESSAGE, "your own voice has no volume in your mix")
+        unknown = sorted(named - set(self.members))
+        if unknown:
+            raise RoomError(404, P.UNKNOWN_PLAYER, f"no player {unknown[0]!r} in this room")
+        gains = {pid: float(g) for pid, g in msg.gains.items()}
+        gains.update({pid: 0.0 for pid in msg.muted})
+        self.voice.set_volumes(member.id, {pid: g for pid, g in gains.items() if g != 1.0})
+        muted = sorted(pid for pid, g in gains.items() if g == 0.0)
+        member.conn.send({"type": "volumes", "ref": msg.ref, "muted": muted,
+                          "gains": {pid: g for pid, g in sorted(gains.items()) if g != 0.0}})
 
     async def _on_start(self, member: Member, msg: P.Start) -> None:
         self._require_host(member)
@@ -652,6 +687,12 @@ class Room:
     def _apply_routing(self) -> None:
         self.voice.refresh()
 
+    def _layout(self) -> list[str] | None:
+        """The circle of seats when the room places voices around the table, else None."""
+        if not self.voice_options.get("spatial"):
+            return None
+        return [m.id for m in self._seated()]
+
     def _mouths_allowed(self) -> Any:
         if self.status == PLAYING and self.policy is not None:
             return self.policy.mouths
@@ -689,7 +730,7 @@ class Room:
     # Lobby and games --------------------------------------------------------
 
     def _settings_json(self) -> dict[str, Any]:
-        return {"preset": self.preset, "options": self.options}
+        return {"preset": self.preset, "options": self.options, "voice": self.voice_options}
 
     def _seated(self) -> list[Member]:
         return sorted(self.members.values(), key=lambda m: m.seat)
@@ -722,6 +763,7 @@ class Room:
         self._send_notes(self.whispers.forget(member.id, TARGET_LEFT))
         self.whispers.release(member.id)
         self.voice.drop(member.id)
+        self.voice.set_volumes(member.id, {})
         self._last_view.pop(member.id, None)
         if member.conn is not None:
             if why == KICKED:
@@ -835,7 +877,8 @@ class Room:
             ],
             # A custom word list is the host's secret: the table sees its size only.
             "settings": {"preset": self.preset,
-                         "options": game.public_options(self.preset, self.options)},
+                         "options": game.public_options(self.preset, self.options),
+                         "voice": dict(self.voice_options)},
             "phase": self.status,
             "state": self.status,  # docs/contracts.md's name for the same thing
             "preset": self.preset,
@@ -893,6 +936,7 @@ class Room:
         self.last_activity = max(row.updated, self.clock())
         self.preset = row.settings.get("preset", "intruso")
         self.options = row.settings.get("options") or game.default_options(self.preset)
+        self.voice_options = {**VOICE_DEFAULTS, **(row.settings.get("voice") or {})}
         self.host = row.host
         self.results = await self.store.results(self.code)
         self.banned = await self.store.bans(self.code)

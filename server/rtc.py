@@ -141,9 +141,29 @@ def validate_offer(sdp: str, max_candidates: int = MAX_CANDIDATES) -> None:
         raise VoiceError("bad_sdp", f"unparsable offer: {type(exc).__name__}") from None
 
 
-def ask_for_dtx(answer: str) -> str:
+_FMTP = re.compile(r"a=fmtp:(\d+) (.*)")
+
+
+def offers_stereo(sdp: str) -> bool:
+    """True if the offer says its client takes stereo Opus: `stereo=1` in the fmtp of
+    an Opus payload type (RFC 7587: what the receiver of the offer may send it)."""
+    lines = sdp.replace("\r\n", "\n").split("\n")
+    opus = {m.group(1) for ln in lines if (m := _RTPMAP.fullmatch(ln))
+            and m.group(2).lower() == "opus"}
+    for ln in lines:
+        m = _FMTP.fullmatch(ln)
+        if m and m.group(1) in opus:
+            params = {p.strip().lower() for p in m.group(2).split(";")}
+            if "stereo=1" in params:
+                return True
+    return False
+
+
+def ask_for_dtx(answer: str, stereo: bool = False) -> str:
     """Add `usedtx=1` to the answer's Opus line: the browser then sends nothing while its
     mic is silent (one packet per 400 ms), so the server decodes and mixes less.
+    With `stereo`, `sprop-stereo=1` says the server may send stereo; `stereo` itself
+    stays out (it would ask the client's mic for stereo, and the mix takes mono).
 
     aiortc writes no fmtp for Opus; only the copy sent to the client changes.
     """
@@ -154,7 +174,8 @@ def ask_for_dtx(answer: str) -> str:
         out.append(ln)
         m = _RTPMAP.fullmatch(ln)
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
-            out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1")
+            extra = ";sprop-stereo=1" if stereo else ""
+            out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1{extra}")
     return "\r\n".join(out)
 
 
@@ -465,7 +486,8 @@ async def open_peer(
             await pc.setLocalDescription(answer)
             return pc.localDescription.sdp
 
-        answer_sdp = ask_for_dtx(await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT))
+        answer_sdp = ask_for_dtx(await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT),
+                                 stereo=offers_stereo(offer_sdp))
     except VoiceError:
         await peer.close()
         raise

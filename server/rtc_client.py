@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -194,9 +195,11 @@ class MicTrack(MediaStreamTrack):
 
 
 class Recorder:
-    """What a peer hears: float32 mono frames with their arrival times."""
+    """What a peer hears: float32 frames with their arrival times; mono (n,), or with
+    `channels=2` stereo (n, 2) (left, right)."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: int = 1) -> None:
+        self.channels = channels
         self.frames: list[np.ndarray] = []
         self.arrivals: list[float] = []
         self.pts: list[int | None] = []  # RTP time of each frame (1/48000), per connection
@@ -217,14 +220,17 @@ class Recorder:
                 if p0 is not None and p1 is not None and p1 - p0 > FRAME:
                     missing = min(p1 - p0 - FRAME, 10 * SAMPLE_RATE)
                     t = self.arrivals[i] - missing / SAMPLE_RATE
-                    yield np.zeros(missing, np.float32), t
+                    shape = (missing,) if self.channels == 1 else (missing, self.channels)
+                    yield np.zeros(shape, np.float32), t
             yield self.frames[i], self.arrivals[i]
 
     def audio(self, since: float | None = None) -> np.ndarray:
         """The samples heard (from frames arrived at or after `since`, monotonic), with the
         pauses of the stream (DTX) as silence."""
         parts = [x for x, _ in self._segments(since)]
-        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+        if parts:
+            return np.concatenate(parts)
+        return np.zeros(0 if self.channels == 1 else (0, self.channels), np.float32)
 
     def sample_times(self, since: float | None = None) -> np.ndarray:
         """Ear time of each sample of `audio(since)`: its frame's arrival plus its offset."""
@@ -292,18 +298,53 @@ class CountingJitterBuffer(ImmediateJitterBuffer):
         return False, None
 
 
+def with_stereo(sdp: str) -> str:
+    """The offer with `stereo=1` on its Opus line: "send me stereo" (RFC 7587).
+
+    Only the copy sent to the server changes; aiortc's decoder decodes stereo anyway.
+    """
+    lines = sdp.split("\r\n")
+    opus = {m.group(1) for ln in lines
+            if (m := re.fullmatch(r"a=rtpmap:(\d+) opus/48000(/2)?", ln, re.I))}
+    fmtp = {ln.split()[0].split(":")[1] for ln in lines if ln.startswith("a=fmtp:")}
+    out = []
+    for ln in lines:
+        pt = ln.split()[0].split(":")[1] if ln.startswith(("a=fmtp:", "a=rtpmap:")) else None
+        if ln.startswith("a=fmtp:") and pt in opus and "stereo=1" not in ln:
+            ln += ";stereo=1"
+        out.append(ln)
+        if ln.startswith("a=rtpmap:") and pt in opus and pt not in fmtp:
+            out.append(f"a=fmtp:{pt} stereo=1")
+    return "\r\n".join(out)
+
+
+def frame_to_stereo(frame: av.AudioFrame) -> np.ndarray:
+    """A decoded frame (aiortc: s16 packed stereo) -> float32 (samples, 2); mono is doubled."""
+    channels = len(frame.layout.channels)
+    if frame.format.name == "s16" and channels <= 2:
+        a = np.frombuffer(frame.planes[0], dtype=np.int16, count=frame.samples * channels)
+        x = a.astype(np.float32).reshape(-1, channels) * np.float32(1 / 32768)
+        return x if channels == 2 else np.repeat(x, 2, axis=1)
+    mono = frame_to_mono(frame)
+    return np.stack([mono, mono], axis=1)
+
+
 class VoicePeer:
     """One client voice connection: offer, answer, mic out, recording in."""
 
     def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
                  encode: bool = True, dtx: bool = False, prefetch: int | None = 0,
-                 recorder: Recorder | None = None, decode: bool = True) -> None:
+                 recorder: Recorder | None = None, decode: bool = True,
+                 stereo: bool = False) -> None:
         """`prefetch`: frames aiortc's jitter buffer holds (0: none, the recording is the
         arrival; None: aiortc's default of 4). `recorder`: append to an existing
         recording (a reconnection keeps one timeline). `decode=False`: record only
-        arrival and RTP times (no audio), for load tests."""
+        arrival and RTP times (no audio), for load tests. `stereo`: the offer says
+        `stereo=1` (as a browser that takes stereo does) and the recording keeps
+        both channels."""
         self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
-        self.recorder = recorder if recorder is not None else Recorder()
+        self.stereo = stereo
+        self.recorder = recorder if recorder is not None else Recorder(2 if stereo else 1)
         self._ice_servers = ice_servers
         self._prefetch = prefetch
         self._decode = decode
@@ -332,7 +373,8 @@ class VoicePeer:
                 self.connected.set()
 
         await pc.setLocalDescription(await pc.createOffer())
-        return pc.localDescription.sdp
+        sdp = pc.localDescription.sdp
+        return with_stereo(sdp) if self.stereo else sdp
 
     async def accept_answer(self, sdp: str) -> None:
         """Apply the server's answer."""
@@ -348,7 +390,8 @@ class VoicePeer:
         try:
             while True:
                 frame = await track.recv()
-                self.recorder.add(frame_to_mono(frame), time.monotonic(), frame.pts)
+                pcm = frame_to_stereo(frame) if self.stereo else frame_to_mono(frame)
+                self.recorder.add(pcm, time.monotonic(), frame.pts)
         except (MediaStreamError, asyncio.CancelledError):
             pass
         finally:

@@ -16,6 +16,12 @@ Each tick (drift-free deadlines from `audio.FrameClock`):
 4. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
    goes to `on_mouths`.
 
+Personal volumes (`set_volumes`) and seats (`set_layout`) are the mixer's:
+listeners whose effective gains are equal still share one mix and one
+encode. With seats on, a listener whose offer says `stereo=1` in its Opus
+fmtp gets a stereo mix (its group's encoder is stereo, at
+`OpusSettings.stereo_bitrate`); every other listener keeps the mono mix.
+
 Why one encoder per group and not per listener: encoding is the bulk of the
 per-tick cost, and Opus packets decode with any decoder, so a listener
 switching group hears at most a short artefact where the encoder's
@@ -44,7 +50,7 @@ import numpy as np
 
 from audio import CueBank, FrameClock, RoomMixer, Routing
 from server.opus import OpusEncoder, OpusSettings
-from server.rtc import Peer, VoiceError, open_peer, validate_offer
+from server.rtc import Peer, VoiceError, offers_stereo, open_peer, validate_offer
 
 __all__ = ["RoomVoice", "VoiceError", "validate_offer"]
 
@@ -71,8 +77,8 @@ class _Encoder:
 
     __slots__ = ("enc", "last_tick", "silent_run", "last_payload", "encodes", "dtx")
 
-    def __init__(self, settings: OpusSettings, dtx: bool) -> None:
-        self.enc = OpusEncoder(settings)
+    def __init__(self, settings: OpusSettings, dtx: bool, channels: int = 1) -> None:
+        self.enc = OpusEncoder(settings, channels)
         self.last_tick = 0
         self.silent_run = 0
         self.last_payload = b""
@@ -124,7 +130,7 @@ class RoomVoice:
         self._listen_only: set[str] = set()  # peers whose sound never enters the mix
         self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
-        self._encoders: dict[frozenset[str], _Encoder] = {}
+        self._encoders: dict[tuple[frozenset[str], int], _Encoder] = {}
         self._task: asyncio.Task | None = None
         self._started = False  # between start() and stop(): the loop runs while peers exist
         self._loop_starts = 0
@@ -215,6 +221,7 @@ class RoomVoice:
             else:
                 self._ensure_player(pid)
                 self._lobby_routing()
+            self.mixer.set_stereo(pid, offers_stereo(sdp))
             self._loop_if_needed()
             return answer
 
@@ -275,6 +282,17 @@ class RoomVoice:
         self._routed = True
         self.mixer.set_routing(routing)
 
+    def set_volumes(self, pid: str, gains: dict[str, float]) -> None:
+        """`pid`'s own gain for each speaker named (0 mutes, at most 1.5), replacing the
+        last ones; only `pid`'s mix changes. ValueError for a gain out of bounds."""
+        self._ensure_player(pid)
+        self.mixer.set_volumes(pid, gains)
+
+    def set_layout(self, order: Iterable[str] | None) -> None:
+        """Place the voices around a circle in this seat order (stereo listeners hear it),
+        or None: every mix mono and centred."""
+        self.mixer.set_layout(order)
+
     def play_cue(self, name: str, listeners: Iterable[str]) -> None:
         """Play a named cue (audio/cues) to these listeners from the next tick."""
         listeners = [p for p in listeners]
@@ -324,7 +342,8 @@ class RoomVoice:
         by_content: dict[object, tuple[np.ndarray, list[str], bool]] = {}
         for mix, pids in by_id.values():
             silent = not mix.any()
-            key: object = _SILENCE if silent else mix.tobytes()
+            # A stereo and a mono mix never share an encode, silent or not.
+            key: object = (mix.ndim, _SILENCE if silent else mix.tobytes())
             same = by_content.get(key)
             if same is not None:
                 same[1].extend(pids)
@@ -340,10 +359,11 @@ class RoomVoice:
         result = self.mixer.tick()
         groups = self._groups(result.mixes)
         for mix, pids, silent in groups:
-            key = frozenset(pids)
+            channels = mix.shape[1] if mix.ndim == 2 else 1
+            key = (frozenset(pids), channels)
             enc = self._encoders.get(key)
             if enc is None:
-                enc = self._encoders[key] = _Encoder(self._opus, self._dtx)
+                enc = self._encoders[key] = _Encoder(self._opus, self._dtx, channels)
             enc.last_tick = tick
             before = enc.encodes
             payload = enc.encode(mix, silent)
@@ -409,6 +429,7 @@ class RoomVoice:
             # every DEPTH_EVERY ticks over the last ~10 s: the mixer's share of latency
             "jitter_depth_mean": round(sum(depths) / len(depths), 2) if depths else 0.0,
             "encoders": len(self._encoders),
+            "stereo_encoders": sum(1 for _, ch in self._encoders if ch == 2),
             "encodes": self._encodes,
             "late_ticks": self._late,
             "missed_ticks": self._clock.missed if self._clock is not None else 0,

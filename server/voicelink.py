@@ -59,13 +59,16 @@ class VoiceLink:
                  mouths_allowed: Callable[[], Collection[str]],
                  routing_now: Callable[[], Any], listeners: Listeners | None = None,
                  on_peer_lost: Callable[[str], None] | None = None,
-                 max_candidates: int | None = None) -> None:
+                 max_candidates: int | None = None,
+                 layout_now: Callable[[], list[str] | None] | None = None) -> None:
         """`routing_now()` is the room's current audio.Routing (whispers in progress
         included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
         connection dropped by itself.
 
         `listeners()` gives every connected socket as (player id, send_text); without it
         channel mates do not see each other's mouths (everyone gets `send_all`'s message).
+        `layout_now()` is the circle of seats when the room places voices around the
+        table, else None.
         """
         self.code = code
         self.ice_servers = list(ice_servers)
@@ -76,6 +79,10 @@ class VoiceLink:
         self._on_peer_lost = on_peer_lost
         self._max_candidates = max_candidates
         self._listeners = listeners
+        self._layout_now = layout_now
+        # Each listener's own volumes (speaker -> gain, 0 muted), kept here so that they
+        # outlive the voice (it starts and stops with the room's peers) and reconnects.
+        self._volumes: dict[str, dict[str, float]] = {}
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False  # one message for all: the last one was all silent
@@ -149,12 +156,29 @@ class VoiceLink:
     # Routing, whispers, cues -------------------------------------------------
 
     def refresh(self) -> None:
-        """Give the voice the room's current routing (after any change of state or roster)."""
+        """Give the voice the room's current routing, seats and volumes (after any change
+        of state or roster)."""
         if self.voice is not None:
             try:
                 self.voice.set_routing(self._routing_now())
+                if self._layout_now is not None:
+                    self.voice.set_layout(self._layout_now())
+                for pid, gains in self._volumes.items():
+                    self.voice.set_volumes(pid, gains)  # a no-op when unchanged
             except Exception:
                 log.exception("room %s: set_routing failed", self.code)
+
+    def set_volumes(self, pid: str, gains: dict[str, float]) -> None:
+        """`pid`'s own gains (checked by the caller), the whole set; {} forgets them."""
+        if gains:
+            self._volumes[pid] = dict(gains)
+        else:
+            self._volumes.pop(pid, None)
+        if self.voice is not None:
+            try:
+                self.voice.set_volumes(pid, gains)
+            except Exception:
+                log.exception("room %s: set_volumes failed", self.code)
 
     def play_cue(self, name: str, listeners: list[str]) -> None:
         if self.voice is not None:

@@ -80,7 +80,13 @@ export class Voice {
       else if (s === "disconnected" || s === "closed") this.onState("connecting");
     };
     const offer = await pc.createOffer();
-    await pc.setLocalDescription(offer);
+    try {
+      // "Send me stereo": the server then places the voices around the table when the
+      // room asks for it. Chrome decodes stereo only when its own description says so.
+      await pc.setLocalDescription({ type: "offer", sdp: withStereo(offer.sdp) });
+    } catch {
+      await pc.setLocalDescription(offer);  // a browser that refuses the edit: mono
+    }
     await waitGathering(pc);
     if (this.pc !== pc) return;
     this.sent += 1;
@@ -147,6 +153,13 @@ function smallestPlayoutDelay(receiver) {
   } catch {
     // Not settable here: the browser's own playout delay stays.
   }
+}
+
+/** The offer with `stereo=1` on its Opus fmtp line (RFC 7587: the receiver takes stereo). */
+export function withStereo(sdp) {
+  const opus = new Set([...sdp.matchAll(/^a=rtpmap:(\d+) opus\/48000/gim)].map((m) => m[1]));
+  return sdp.replace(/^a=fmtp:(\d+) ([^\r\n]*)/gm, (line, pt, params) =>
+    (opus.has(pt) && !/(^|;)\s*stereo=1/.test(params) ? `${line};stereo=1` : line));
 }
 
 function waitGathering(pc) {

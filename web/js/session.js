@@ -8,6 +8,7 @@ import { Voice, getMic } from "./rtc.js";
 import { micApiAvailable } from "./secure.js";
 import { playerById, state, update } from "./state.js";
 import * as storage from "./storage.js";
+import * as volumes from "./volumes.js";
 
 let conn = null;
 let voice = null;
@@ -138,6 +139,8 @@ export function leaveRoom(reason = null) {
   });
 }
 
+volumes.setSender((msg) => send(msg));
+
 export function send(msg) {
   // An offer on a socket the server has not welcomed yet would be answered before the
   // welcome resets the voice's count of answers, and that answer would go to the wrong
@@ -173,6 +176,8 @@ export function handleMessage(msg) {
       voice?.resetCount();
       // Every (re)connection gets a fresh RTCPeerConnection: the old peer died with the socket.
       startVoice();
+      // My own volumes are kept on this device: the server hears them again on each socket.
+      volumes.resend();
       break;
     case "room": {
       const { type, ...room } = msg;

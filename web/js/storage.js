@@ -48,6 +48,12 @@ export const mic = {
   set: (v) => write("mic", v),
 };
 
+/** My own volume per voice in a room: {pid: {percent: 0..150, muted}}. */
+export const volumes = {
+  get: (code) => read(`volumes:${code}`, {}),
+  set: (code, levels) => write(`volumes:${code}`, Object.keys(levels).length ? levels : null),
+};
+
 /** Notepad marks per room and game: {pid: "suspect" | "trusted"}. */
 export const notes = {
   get: (code, game) => read(`notes:${code}:${game}`, {}),

@@ -16,6 +16,7 @@ import { state } from "../state.js";
 import { clueBoard } from "./board.js";
 import { endScreen } from "./end.js";
 import { phasePanel } from "./panels.js";
+import { volumeControl } from "../volumes.js";
 
 /** Which picking mode the phase puts my taps in, and how many targets it takes. */
 function pickMode(view, local) {
@@ -142,7 +143,7 @@ export function mountGame(root) {
       "aria-label": t("notes.mark_aria", { name: p.name, mark: notes.markLabel(mark) }),
       onclick: () => { notes.cycleMark(p.id); draw(); },
     }, notes.markSymbol(mark));
-    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, markBtn);
+    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, markBtn, volumeControl(p));
   }
 
   function statusText(v) {

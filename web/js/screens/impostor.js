@@ -17,6 +17,7 @@ import { ring } from "../ring.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
 import { eveningPanel, gamePoints } from "./podium.js";
+import { volumeControl } from "../volumes.js";
 
 const VOTING = ["vote", "runoff"];
 
@@ -315,7 +316,7 @@ export function mountImpostor(root) {
       "aria-label": t("notes.mark_aria", { name: p.name, mark: notes.markLabel(mark) }),
       onclick: () => { notes.cycleMark(p.id); draw(); },
     }, notes.markSymbol(mark));
-    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, markBtn);
+    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, markBtn, volumeControl(p));
   }
 
   function phasePanel(v) {

@@ -8,6 +8,7 @@ import { micCard } from "../miccard.js";
 import { engineOf, presetChooser } from "../options.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
+import { spatialSwitch, volumeControl } from "../volumes.js";
 import { optionsForm } from "./engines.js";
 
 /** Give the seat up for good (the server revokes the token and closes with 4004). */
@@ -33,6 +34,7 @@ export function settingsForm(amHost) {
   return [
     h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
     optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
+    h("div", { class: "options voice-options" }, spatialSwitch(amHost, session.send)),
   ];
 }
 
@@ -116,7 +118,8 @@ export function mountLobby(root) {
         h("button", {
           class: "iconbtn danger", "aria-label": t("lobby.kick", { name: p.name }),
           onclick: () => { if (confirm(t("lobby.kick_confirm", { name: p.name }))) session.send({ type: "kick", player: p.id }); },
-        }, icon("close", 18))) : null))),
+        }, icon("close", 18))) : null,
+      volumeControl(p)))),
       // Kicked names stay out of the room until the host lets them back in.
       amHost && room.banned?.length ? h("div", { class: "banned", id: "banned" },
         h("h3", {}, t("lobby.banned_title")),

@@ -14,6 +14,7 @@ import * as session from "../session.js";
 import { state } from "../state.js";
 import { lupiEnd } from "./lupi_end.js";
 import { NIGHT, ballotProgress, lupiPanel, roleCardFace } from "./lupi_panel.js";
+import { volumeControl } from "../volumes.js";
 
 /** What tapping a player does now: pick for the seer, bite, name someone. */
 function tapMode(v) {
@@ -142,7 +143,7 @@ export function mountLupi(root) {
       "aria-pressed": chosen ? "true" : "false", onclick: () => tap(p.id),
     }, face({ ...roomP, ...p, color: roomP.color }, 60), h("span", { class: "pname" }, p.name),
     h("span", { class: "badges" }, badges(v, p)));
-    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn);
+    return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, volumeControl(p));
   }
 
   function deathsCard(v) {
