@@ -106,10 +106,11 @@ def step(page, vote: bool = True) -> str:
         wait_js(page, "!document.querySelector('[data-stale]')")
         return kind
     for button, what in (("#turn-done", "turn"), ("#to-vote", "ready"), ("#go-on", "go_on")):
-        if page.locator(button).count():
-            # One tap, at once: the table's screen may be redrawn by its clock meanwhile, and
-            # a loaded machine can keep Playwright's "stable" check waiting.
-            page.eval_on_selector(button, "b => b.click()")
+        # One tap, found and made in one go in the page: the table's screen may be redrawn
+        # by its clock between a look and a click, and a loaded machine can keep
+        # Playwright's "stable" check waiting.
+        if page.evaluate("s => { const b = document.querySelector(s); if (b) b.click(); return !!b }",
+                         button):
             return what
     if page.locator("#countdown-start").count():
         if not vote:

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.support.redis_proc import RedisProc
-from tests.support.server_proc import ROOT, ServerProc, _python, free_port
+from tests.support.server_proc import ROOT, PortTaken, ServerProc, _python, free_port
 
 
 class ClusterProc:
@@ -54,18 +54,28 @@ class ClusterProc:
         return ServerProc(self.folder / f"node{i + 1}.db", port=port, env=env,
                           log_level=self.log_level)
 
+    def _start_node(self, i: int) -> ServerProc:
+        """Start node i; on a port another process took first, again on a fresh port (its
+        public URL names the port, so the node is made anew)."""
+        for _ in range(3):
+            try:
+                return self.nodes[i].start(timeout=60)
+            except PortTaken:
+                self.nodes[i].kill()
+                self.nodes[i] = self._node(i)
+        return self.nodes[i].start(timeout=60)
+
     def start(self) -> ClusterProc:
         self.redis.start()
         # The nodes boot side by side (each takes seconds to import its stack).
         with ThreadPoolExecutor(len(self.nodes) or 1) as pool:
-            list(pool.map(lambda n: n.start(timeout=60), self.nodes))
+            list(pool.map(self._start_node, range(len(self.nodes))))
         return self
 
     def add_node(self) -> ServerProc:
         """Start one more node in the cluster."""
-        node = self._node(len(self.nodes))
-        self.nodes.append(node)
-        return node.start(timeout=60)
+        self.nodes.append(self._node(len(self.nodes)))
+        return self._start_node(len(self.nodes) - 1)
 
     def pause(self, node: ServerProc) -> None:
         """SIGSTOP: the node freezes (its sockets stay open, it beats no more)."""

@@ -67,6 +67,10 @@ def _python() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
+class PortTaken(RuntimeError):
+    """The server could not bind its port: another process took it first."""
+
+
 class ServerProc:
     """One server subprocess bound to one database file and one port."""
 
@@ -77,6 +81,9 @@ class ServerProc:
         self.db = str(db)
         self.args = list(args or [])  # more `sussurro serve` flags (e.g. ["--lan"])
         self.port = port or free_port()
+        # A port picked here may be taken by another process before the server binds it
+        # (tests run side by side): the first start may then move to another free port.
+        self._own_port = port is None
         self.env = {**(RELAXED if relaxed else {}), **(env or {})}
         self.log_path = Path(log_path or (self.db + ".log"))
         self.log_level = log_level
@@ -98,6 +105,18 @@ class ServerProc:
         """Start the process and wait until /healthz answers."""
         if self.proc is not None and self.proc.poll() is None:
             return self
+        for _ in range(3):
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                if not self._own_port:
+                    raise
+                self.port = free_port()
+                self.proc = None
+        return self._start(timeout)
+
+    def _start(self, timeout: float) -> ServerProc:
+        first = self.proc is None
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
         cmd = [_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--db", self.db, "--log-level", self.log_level,
@@ -115,6 +134,8 @@ class ServerProc:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
+                if first and "address already in use" in self.log_tail(8):
+                    raise PortTaken(f"port {self.port} was taken before the server bound it")
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_tail()}")
             try:
                 if httpx.get(self.url("/healthz"), timeout=1).status_code == 200:
