@@ -10,6 +10,32 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 16
 
 
+class Seats:
+    """Who sits where, for a game state with a `players` list (each with `id`, `alive`).
+
+    Mixed into every engine's GameState (it adds no field, so the state's bytes
+    are unchanged)."""
+
+    players: list[Any]
+
+    def player(self, pid: str) -> Any:
+        """The player with id `pid` (KeyError if absent)."""
+        for p in self.players:
+            if p.id == pid:
+                return p
+        raise KeyError(pid)
+
+    def has(self, pid: str) -> bool:
+        """True if `pid` is a player of this game."""
+        return any(p.id == pid for p in self.players)
+
+    def living(self) -> list[Any]:
+        return [p for p in self.players if p.alive]
+
+    def living_ids(self) -> list[str]:
+        return [p.id for p in self.players if p.alive]
+
+
 def check_players(players: Any, minimum: int = MIN_PLAYERS) -> list[dict[str, str]]:
     """The seats as [{id, name}] in seat order, or GameError (bad_action, too_few/many_players)."""
     if not isinstance(players, list) or not all(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..state import copy_rng
+from ..table import Seats
 
 INNOCENTE = "innocente"
 IMPOSTORE = "impostore"
@@ -76,7 +77,7 @@ class Ballot:
 
 
 @dataclass
-class GameState:
+class GameState(Seats):
     """An Impostore game (Classica, Caos, Esperti)."""
 
     preset: str
@@ -144,19 +145,3 @@ class GameState:
         new.guesses = [dict(g) for g in self.guesses]
         new.winners = list(self.winners)
         return new
-
-    def player(self, pid: str) -> Player:
-        """The player with id `pid` (KeyError if absent)."""
-        for p in self.players:
-            if p.id == pid:
-                return p
-        raise KeyError(pid)
-
-    def has(self, pid: str) -> bool:
-        return any(p.id == pid for p in self.players)
-
-    def living(self) -> list[Player]:
-        return [p for p in self.players if p.alive]
-
-    def living_ids(self) -> list[str]:
-        return [p.id for p in self.players if p.alive]

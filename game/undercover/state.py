@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..state import copy_rng
+from ..table import Seats
 
 CIVILE = "civile"
 INTRUSO = "intruso"
@@ -75,7 +76,7 @@ class Elimination:
 
 
 @dataclass
-class GameState:
+class GameState(Seats):
     """An undercover game (Intruso, Infiltré, Sosia)."""
 
     preset: str
@@ -136,19 +137,3 @@ class GameState:
         new.winners = list(self.winners)
         new.guesses = [dict(g) for g in self.guesses]
         return new
-
-    def player(self, pid: str) -> Player:
-        """The player with id `pid` (KeyError if absent)."""
-        for p in self.players:
-            if p.id == pid:
-                return p
-        raise KeyError(pid)
-
-    def has(self, pid: str) -> bool:
-        return any(p.id == pid for p in self.players)
-
-    def living(self) -> list[Player]:
-        return [p for p in self.players if p.alive]
-
-    def living_ids(self) -> list[str]:
-        return [p.id for p in self.players if p.alive]

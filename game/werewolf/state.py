@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..state import copy_rng
+from ..table import Seats
 
 LUPO = "lupo"
 CONTADINO = "contadino"
@@ -59,7 +60,7 @@ class Peek:
 
 
 @dataclass
-class GameState:
+class GameState(Seats):
     """A werewolf game. `day` counts the nights (night n is followed by day n)."""
 
     preset: str
@@ -122,16 +123,8 @@ class GameState:
 
     # ------------------------------------------------------------ who is who
 
-    def player(self, pid: str) -> Player:
-        """The role holder with id `pid` (KeyError if absent, the moderator included)."""
-        for p in self.players:
-            if p.id == pid:
-                return p
-        raise KeyError(pid)
-
-    def has(self, pid: str) -> bool:
-        """True if `pid` holds a role in this game (the moderator does not)."""
-        return any(p.id == pid for p in self.players)
+    # `player`, `has`, `living`, `living_ids` (game.table.Seats) know the role holders
+    # only: the moderator is not in `players`.
 
     def is_moderator(self, pid: Any) -> bool:
         return self.moderator is not None and pid == self.moderator["id"]
@@ -139,12 +132,6 @@ class GameState:
     def seated(self, pid: Any) -> bool:
         """A role holder or the moderator."""
         return isinstance(pid, str) and (self.has(pid) or self.is_moderator(pid))
-
-    def living(self) -> list[Player]:
-        return [p for p in self.players if p.alive]
-
-    def living_ids(self) -> list[str]:
-        return [p.id for p in self.players if p.alive]
 
     def wolves(self, alive_only: bool = True) -> list[str]:
         return [p.id for p in self.players if p.role == LUPO and (p.alive or not alive_only)]
