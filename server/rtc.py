@@ -5,7 +5,8 @@ between the network and it:
 
 - inbound: `MicDecoder` takes the place of aiortc's jitter buffer and
   decodes each Opus packet (aiortc's decoder: s16, 48 kHz, packed stereo)
-  as it arrives, turns it into float32 mono and calls `on_pcm(pid, pcm)`:
+  as it arrives, turns it into float32 mono and calls `on_pcm(pid, pcm, ts)`
+  (`ts`: the packet's RTP time, 48 kHz units, for the mixer's playout timing):
   no decoder thread hand-off, no task per frame;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
   the voice loop; once the connection is up, `DirectRtp` sends each one at
@@ -448,7 +449,7 @@ async def open_peer(
     *,
     ice_servers: list[dict] | None,
     max_candidates: int = MAX_CANDIDATES,
-    on_pcm: Callable[[str, np.ndarray], None],
+    on_pcm: Callable[[str, np.ndarray, int | None], None],
     on_closed: Callable[[str, Peer], None] | None = None,
 ) -> tuple[Peer, str]:
     """Answer `offer_sdp` for `pid`; returns the peer and the answer SDP.
@@ -508,7 +509,7 @@ class MicDecoder(ImmediateJitterBuffer):
     aiortc's own (s16 stereo), so the samples are the same.
     """
 
-    def __init__(self, peer: Peer, on_pcm: Callable[[str, np.ndarray], None]) -> None:
+    def __init__(self, peer: Peer, on_pcm: Callable[[str, np.ndarray, int | None], None]) -> None:
         super().__init__()
         self._peer = peer
         self._on_pcm = on_pcm
@@ -532,7 +533,7 @@ class MicDecoder(ImmediateJitterBuffer):
 
 
 def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
-    """One decoded mic frame -> float32 mono 48 kHz -> on_pcm."""
+    """One decoded mic frame -> float32 mono 48 kHz -> on_pcm(pid, pcm, RTP time or None)."""
     if frame.sample_rate != SAMPLE_RATE:
         # Only Opus is negotiated, so this is a safety net, not a path.
         if peer.resampler is None:
@@ -550,7 +551,7 @@ def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
             # share (or skip) their encodes.
             pcm = np.zeros_like(pcm)
             peer.silent_in += 1
-        on_pcm(peer.pid, pcm)
+        on_pcm(peer.pid, pcm, f.pts if frame.sample_rate == SAMPLE_RATE else None)
 
 
 async def _read_mic(peer: Peer, remote: MediaStreamTrack, on_pcm) -> None:

@@ -259,7 +259,7 @@ class RoomVoice:
                 except Exception:
                     log.exception("on_peer_lost failed in room %s", self.room_code)
 
-    def _on_pcm(self, pid: str, pcm: np.ndarray) -> None:
+    def _on_pcm(self, pid: str, pcm: np.ndarray, ts: int | None = None) -> None:
         if pid in self._peers and pid not in self._listen_only:
             self.mixer.push(pid, pcm)
 

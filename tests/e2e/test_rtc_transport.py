@@ -41,7 +41,7 @@ def test_opus_round_trip_keeps_a_tone():
 async def test_tone_goes_up_and_mix_comes_down():
     got: list[np.ndarray] = []
     client, offer = await _offer()
-    peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda pid, pcm: got.append(pcm))
+    peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda pid, pcm, ts: got.append(pcm))
     try:
         assert "opus/48000" in answer and "usedtx=1" in answer
         await client.accept_answer(answer)
