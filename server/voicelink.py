@@ -87,6 +87,7 @@ class VoiceLink:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False  # one message for all: the last one was all silent
         self._quiet_of: dict[str, bool] | None = None  # per listener, while channels exist
+        self._regime: tuple | None = None  # (mouths allowed, channels) when last sent
         # Peers that only listen (spectator screens): never a speaker, never a mouth.
         self._listen_only: set[str] = set()
 
@@ -195,6 +196,13 @@ class VoiceLink:
             levels = {p: v for p, v in levels.items() if p not in self._listen_only}
         allowed = frozenset(self._mouths_allowed())
         channels = self._channels()
+        if (allowed, channels) != self._regime:
+            # Who may see which mouths changed (a phase began): everyone gets one
+            # message now, silent or not, whatever was sent before. What was last
+            # sent depends on who spoke, and so would whether a silent message
+            # follows: seen from a phase's start, that would tell roles apart.
+            self._regime = (allowed, channels)
+            self._quiet_of, self._quiet = None, False
         if not channels or self._listeners is None:
             if self._quiet_of is not None:
                 self._quiet_of, self._quiet = None, False  # back to one message: send it

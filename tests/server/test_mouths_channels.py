@@ -87,3 +87,32 @@ def test_without_channels_one_message_for_everyone():
     t.allowed = set(PIDS)
     t.link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0})
     assert t.broadcasts == 2 and all(len(t.got[p]) == 3 for p in PIDS)
+
+
+def _phase_change_stream(day_levels):
+    """A day whose last mouths were `day_levels`, then a night (nobody's mouth shown, then
+    the wolves' channel): what the outsider p3 receives from nightfall on."""
+    t = Table(allowed=set(PIDS))
+    t.link._on_mouths(day_levels)
+    t.link._on_mouths(day_levels)
+    start = len(t.got["p3"])
+    silent = {p: 0.0 for p in PIDS}
+    t.allowed = set()
+    t.routing = Routing()
+    for _ in range(3):
+        t.link._on_mouths(silent)
+    t.routing = Routing(channels=(frozenset({"p1", "p2"}),))
+    for _ in range(3):
+        t.link._on_mouths({"p1": 0.5, "p2": 0.2, "p3": 0.0, "p4": 0.0})
+    return t.got["p3"][start:]
+
+
+def test_what_follows_a_phase_change_does_not_depend_on_who_spoke_before():
+    """Issue 10 (side channels): from a phase's start, a listener's mouths stream is the
+    same whether the day ended with somebody talking or in silence: one message when
+    the visible mouths change (nightfall, the wolves' channel), nothing after."""
+    talking = _phase_change_stream({"p1": 0.6, "p2": 0.0, "p3": 0.0, "p4": 0.0})
+    silent = _phase_change_stream({p: 0.0 for p in PIDS})
+    assert talking == silent
+    assert len(talking) == 2
+    assert all(json.loads(t)["levels"] == {p: 0.0 for p in PIDS} for t in talking)
