@@ -53,6 +53,11 @@ class FrameClock:
         # The small epsilon keeps a deadline that equals `now` up to rounding "due".
         return int(math.floor((now - self.start) / self.period + 1e-9)) - self.index + 1
 
+    def shift(self, dt: float) -> None:
+        """Move every later deadline by `dt` (s; negative: earlier), to put the grid's
+        phase where the audio arrives. Deadlines stay evenly spaced from there on."""
+        self.start += dt
+
     def catch_up(self, now: float) -> int:
         """Skip overdue deadlines beyond `max_burst`; return how many were skipped.
 

@@ -9,6 +9,25 @@ Policy, in the order a frame meets it:
   queued, so a burst-and-gap arrival pattern is absorbed with 40-60 ms of
   latency. A talk spurt shorter than that still plays once the sender has
   paused for two ticks.
+- With playout timing (`push(pcm, since_pop=..., ts=...)`: when the frame
+  arrived, and its media time from the sender's RTP clock) the queue
+  measures the speaker's own arrival jitter instead of assuming it: each
+  frame's delay `arrival - media time` is summed up per 0.2 s of talk over
+  the last 5 s, and a talk spurt starts playing on the first tick at which
+  every later frame of it, up to the worst delay of those segments (the
+  three worst left out: a stall and its catch-up burst are one event, not
+  jitter) plus `MARGIN`, will have arrived before its own tick. On a steady
+  link that is the next tick after the first frame (no frame of cushion:
+  20 ms less than `target` 2); on a jittery one it waits as long as the
+  jitter needs. While it plays, the queue knows how long after being spoken
+  each frame is played (`_offset`, in ticks); before each pop it cuts
+  whatever exceeds the jitter's need by half a frame or more (down to a
+  quarter frame above it) instead of reading the queue's depth, so a stream
+  that started with too much cushion (the first frames, before the jitter
+  is known, assume a whole frame) or got a catch-up burst comes back to the
+  floor even if it never pauses. `slack` says how long its worst frames
+  wait for their pop; the voice loop moves its tick grid earlier by that
+  much (`regrid` tells the queue), so the tick comes right after the frames.
 - Excess latency is shed quickly: if after every pop of the last
   `trim_ticks` ticks (200 ms) more than `target` frames were left (a sender's
   catch-up burst after a stall, or a clock that runs fast), the queue is cut
@@ -47,6 +66,12 @@ ALIGN = 240  # a cut may end up to 5 ms later, to match a pitch period of 200 Hz
 SILENT_POWER = 1e-5  # mean square of a pause (-50 dBFS): cut there without a sound lost
 HOLE_MEMORY = 250  # ticks (5 s): two underruns this close keep the queue a frame deeper
 PATIENCE = 6  # ticks the cuts of one excess may wait in all for a pause to be queued (0.12 s)
+SEGMENT = 10  # frames (0.2 s): arrival delays are summed up per segment (min, max)
+SEGMENTS = 25  # segments kept (5 s) besides the current one
+OUTLIERS = 3  # the worst segments left out: a stall once in a while is not jitter
+MARGIN = 0.1  # ticks (2 ms) of slack for the server's own scheduling
+RESYNC = 25.0  # ticks: a delay this far from the last one is a new sender clock
+TIMED_EXCESS = 0.5  # ticks of playout delay beyond the jitter's need before a cut
 _FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.float32)
 _FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
@@ -85,6 +110,21 @@ class JitterQueue:
         self._excess = 0  # samples still to shed
         self._waited = 0  # ticks the next cut has waited for a pause
         self._holes: deque[int] = deque(maxlen=2)  # ticks of the last two underruns
+        # playout timing (push with since_pop and ts), in ticks
+        # arrival - media time, per segment of SEGMENT frames: (min, max) of the
+        # last SEGMENTS whole ones, and of the current one with its count
+        self._segs: deque[tuple[float, float]] = deque(maxlen=SEGMENTS)
+        self._seg = (0.0, 0.0)
+        self._seg_n = 0
+        self._last_d: float | None = None
+        self._last_at: float | None = None
+        self._spread: tuple[float, float] | None = None  # (low, high), cached
+        self._grid = 0.0  # ticks the pops moved earlier (regrid), in all
+        self._due: float | None = None  # the tick the pending talk spurt may start at
+        self._head_ts: float | None = None  # media time of the pending spurt's first frame
+        self._next_ts: float | None = None  # media time the next frame should have
+        self._offset: float | None = None  # while playing: tick of a pop - media time played
+        self._phase = 0.0  # the fraction of a frame in the sender's media times
 
     # ------------------------------------------------------------------ state
 
@@ -100,11 +140,19 @@ class JitterQueue:
 
     # ------------------------------------------------------------------- push
 
-    def push(self, pcm: np.ndarray) -> None:
-        """Queue float32 mono samples of any length (copied)."""
+    def push(self, pcm: np.ndarray, since_pop: float | None = None,
+             ts: float | None = None) -> None:
+        """Queue float32 mono samples of any length (copied).
+
+        Playout timing, for a whole frame: `since_pop`, how long after the
+        last pop it arrived (in periods, >= 0), and `ts`, the media time of
+        its first sample in frames (the sender's RTP time / 960).
+        """
         x = np.asarray(pcm, dtype=np.float32).reshape(-1)
         if x.size == 0:
             return
+        if since_pop is not None and ts is not None and x.size == FRAME:
+            self._timed(self._tick + max(0.0, since_pop), float(ts))
         if x.size == FRAME and not self._partial.size:
             self._frames.append(x.copy())  # the usual case: one whole 20 ms frame
         else:
@@ -116,6 +164,10 @@ class JitterQueue:
         while self._frames and len(self._frames) * FRAME + self._partial.size > self.max_frames * FRAME:
             self._frames.popleft()  # the oldest audio is the least useful
             self.overflows += 1
+            if self._offset is not None:
+                self._offset -= 1  # what follows plays a frame earlier
+            elif self._head_ts is not None:
+                self._head_ts += 1
             self._splice = True
         if self._dry_at is not None:
             if self._tick - self._dry_at <= self.gap_ticks:
@@ -131,8 +183,16 @@ class JitterQueue:
         self._tick += 1
         paused = self._last_push is not None and self._tick - self._last_push > 2
         if not self._playing:
-            if len(self._frames) >= self.target or (paused and (self._frames or self._partial.size)):
+            if self._due is not None:
+                ready = bool(self._frames) and self._tick >= self._due - 1e-9
+            else:
+                ready = len(self._frames) >= self.target
+            if ready or (paused and (self._frames or self._partial.size)):
                 self._playing = True
+                self._due = None
+                if self._head_ts is not None and ready:
+                    self._offset = self._tick - self._head_ts
+                self._head_ts = None
             else:
                 self._last = _SILENCE
                 return _SILENCE
@@ -140,8 +200,13 @@ class JitterQueue:
             self._flush_partial()
         if not self._frames:
             self._playing = False
+            self._offset = None
             self._dry_at = self._tick
             return self._conceal()
+        timed = self._offset is not None
+        if timed:
+            # Before the pop, so that the frame after it (if here) can be cut too.
+            self._trim(timed=True)
         frame = self._frames.popleft()
         # Silence was padded in after a flushed partial frame: whatever comes
         # next does not continue it.
@@ -149,7 +214,8 @@ class JitterQueue:
         if self._splice:
             frame = self._crossfade(frame)
         self._splice = padded
-        self._trim()
+        if not timed:
+            self._trim()
         self._last = frame
         return frame
 
@@ -187,20 +253,41 @@ class JitterQueue:
         self._flushed = out
         self._partial = np.zeros(0, dtype=np.float32)
 
-    def _trim(self) -> None:
-        # Called after each pop: find excess latency over the last `trim_ticks`
-        # pops and shed it, about a frame's worth per tick.
-        if self._excess == 0:
+    def _trim(self, timed: bool = False) -> None:
+        # Find excess latency and shed it, about a frame's worth per tick. Without
+        # timing: called after each pop, from the depth left over the last
+        # `trim_ticks` pops. Timed: called before the pop (the frame to play now
+        # must stay whole), from how long after being spoken the frames play.
+        if self._excess == 0 and timed:
+            # A pop plays a whole frame's worth, so the frames that hold it must all
+            # be here: the earliest workable offset is the first one, at or after
+            # the jitter's worst delay, at which the pops fall on the frames' own
+            # boundaries (the media time's fraction `_phase`). Anything beyond is
+            # shed, down to a quarter frame above it (a cut may remove up to
+            # ALIGN / 2 more than asked).
+            low, high = self._delay_spread()
+            best = np.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
+            excess = self._offset - best
+            if excess >= TIMED_EXCESS:
+                self._excess = round((excess - 0.25) * FRAME)
+        elif self._excess == 0:
             self._lows.append(self.depth)
             low = min(self._lows)
-            if len(self._lows) == self._lows.maxlen and low >= self.target + 1:
-                self._excess = round((low - self._floor()) * FRAME)
+            if len(self._lows) == self._lows.maxlen and low >= 1:
+                # Without timing: more than `target` frames left after every pop;
+                # with it, a whole frame more than the jitter needs.
+                floor = self._floor()
+                if low >= self.target + 1:
+                    self._excess = round((low - floor) * FRAME)
         if self._excess > 0:
-            cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < PATIENCE)
+            cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < PATIENCE,
+                             keep=FRAME if timed else None)
             if cut is None:  # no pause queued yet: wait a little for one
                 self._waited += 1
                 return
             self.trimmed += cut > 0
+            if self._offset is not None:
+                self._offset -= cut / FRAME
             # what is left is under half an alignment step (or the queue drained meanwhile)
             self._excess = self._excess - cut if cut and self._excess - cut >= ALIGN // 2 else 0
             if self._excess == 0:
@@ -211,10 +298,109 @@ class JitterQueue:
         # Frames to keep after a pop: one more while the stream keeps running dry
         # (two holes within HOLE_MEMORY), against the next one; a single stall
         # and its catch-up burst go back to the usual latency.
-        chronic = len(self._holes) == 2 and self._tick - self._holes[0] <= HOLE_MEMORY
-        return self.target - 1 + chronic
+        return self.target - 1 + self._chronic()
 
-    def _shed(self, want: int, silent_only: bool = False) -> int | None:
+    def _chronic(self) -> int:
+        # Two underruns within HOLE_MEMORY: one frame more of cushion.
+        return int(len(self._holes) == 2 and self._tick - self._holes[0] <= HOLE_MEMORY)
+
+    # ---------------------------------------------------------- playout timing
+
+    def _timed(self, at: float, ts: float) -> None:
+        # One whole frame arrived at tick time `at`, spoken at media time `ts`.
+        d = at - ts
+        # Kept in the grid of the first tick: a `regrid` since then moved the ticks.
+        ds, ats = d - self._grid, at - self._grid
+        if self._last_d is not None and abs(ds - self._last_d) > RESYNC:
+            self._segs.clear()  # a new connection, or the RTP clock wrapped
+            self._seg_n = 0
+        # A frame right behind the previous one is part of a catch-up burst; a
+        # burst stays in one segment, so that it counts as one outlier.
+        burst = self._last_at is not None and ats - self._last_at < 0.5
+        self._last_d, self._last_at = ds, ats
+        if self._seg_n >= SEGMENT and not burst:
+            self._segs.append(self._seg)
+            self._seg_n = 0
+        if self._seg_n == 0:
+            self._seg = (ds, ds)
+            self._spread = None
+        else:
+            lo, hi = self._seg
+            if ds < lo or ds > hi:
+                self._seg = (min(lo, ds), max(hi, ds))
+                self._spread = None
+        self._seg_n += 1
+        if self._offset is not None and self._next_ts is not None and ts > self._next_ts + 0.5:
+            # Frames lost on the way: the queue plays this one as early as the
+            # first missing one would have been.
+            self._offset -= round(ts - self._next_ts)
+        self._next_ts = ts + 1
+        self._phase = ts % 1.0
+        if not self._playing and not self._frames:
+            # (a partial frame left by a cut plays first: it counts as earlier media)
+            self._head_ts = ts - self._partial.size / FRAME
+            # The first frame of a talk spurt: the spurt's frames are played one
+            # per tick from this one's, so it waits until the latest of them
+            # (the worst delay seen) would still be in time.
+            low, high = self._delay_spread()
+            wait = min(max(0.0, high - d) + self._chronic(), self.max_frames - 1)
+            self._due = at + wait
+
+    def _delay_spread(self) -> tuple[float, float]:
+        """(lowest delay, the jitter's worst delay + MARGIN) in ticks, over the last
+        5 s of talk: the worst delay of each segment, leaving out the OUTLIERS
+        worst segments (a sender's stall and its catch-up burst are one event,
+        kept in one segment, not jitter to wait for every time). With fewer than
+        SEGMENT delays known, a whole frame of jitter is assumed."""
+        if self._spread is None:
+            segs = list(self._segs)
+            if self._seg_n:
+                segs.append(self._seg)
+            low = min(lo for lo, _ in segs)
+            if len(self._segs) == 0 and self._seg_n < SEGMENT:
+                high = max(self._seg[1], low + 1.0)
+            else:
+                # (until more segments than outliers are known, none is left out)
+                highs = sorted((hi for _, hi in segs), reverse=True)
+                high = highs[OUTLIERS if len(highs) > OUTLIERS else 0]
+            self._spread = (low, high)
+        low, high = self._spread
+        return low + self._grid, high + self._grid + MARGIN
+
+    def regrid(self, ticks: float) -> None:
+        """The pops now come `ticks` periods earlier than the delays known so far
+        assumed (the caller moved its tick grid): every delay counts that much
+        longer, and a pending start waits that much more in ticks (the same time)."""
+        self._grid += ticks
+        if self._due is not None:
+            self._due += ticks
+
+    @property
+    def slack(self) -> float | None:
+        """While a timed stream plays: how long (in ticks) its worst-delayed frames,
+        margin included, wait for their pop; None otherwise. A tick that came this
+        much earlier would still find them all. 0 while a cut is under way or due
+        (the grid must hold still while the cut takes the excess)."""
+        if self._offset is None or not self._playing:
+            return None
+        if self._excess > 0:
+            return 0.0  # a cut is under way: it alone takes the excess
+        low, high = self._delay_spread()
+        chronic = self._chronic()
+        best = np.ceil(high + self._phase - 1e-9) - self._phase + chronic
+        if self._offset - best >= TIMED_EXCESS:
+            return 0.0  # a cut is due at the next pop: it alone takes the excess
+        return self._offset - high - chronic
+
+    @property
+    def jitter(self) -> float | None:
+        """The arrival jitter the playout allows for, in frames (None without timing)."""
+        if self._last_d is None:
+            return None
+        low, high = self._delay_spread()
+        return high - low
+
+    def _shed(self, want: int, silent_only: bool = False, keep: int | None = None) -> int | None:
         """Remove about `want` samples of queued audio (within +-ALIGN/2), quietest
         first, click-free; the number removed (0 if the queue is too short for a
         clean cut or holds a flushed partial), None if `silent_only` and no pause
@@ -224,7 +410,8 @@ class JitterQueue:
         parts = [*self._frames, self._partial] if self._partial.size else list(self._frames)
         flat = np.concatenate(parts)
         # What must stay after the cut: the frames the queue plays from, and a whole fade.
-        keep = max(FADE, self._floor() * FRAME)
+        if keep is None:
+            keep = max(FADE, self._floor() * FRAME)
         base = max(want - ALIGN // 2, 1)
         align = min(ALIGN, flat.size - keep - base)
         if align < 0:

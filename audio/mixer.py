@@ -157,9 +157,15 @@ class RoomMixer:
         self._stereo.discard(pid)
         self._plan = None
 
-    def push(self, pid: str, pcm: np.ndarray) -> None:
-        """Queue a speaker's float32 mono 48 kHz samples (any length). Unknown ids raise KeyError."""
-        self._queues[pid].push(pcm)
+    def push(self, pid: str, pcm: np.ndarray, since_tick: float | None = None,
+             ts: float | None = None) -> None:
+        """Queue a speaker's float32 mono 48 kHz samples (any length). Unknown ids raise KeyError.
+
+        With `since_tick` (how long after the last tick it arrived, in periods)
+        and `ts` (the media time of its first sample, in frames), a whole frame
+        also times the speaker's playout: see audio.jitter.
+        """
+        self._queues[pid].push(pcm, since_tick, ts)
 
     # ------------------------------------------------------------ routing
 
@@ -405,6 +411,22 @@ class RoomMixer:
         return effect.process(frame)
 
     # -------------------------------------------------------------- stats
+
+    def playout_slack(self) -> float | None:
+        """The smallest `JitterQueue.slack` of the speakers playing with timing (ticks),
+        or None if none is: how much earlier the ticks could come with every frame
+        still in time for its own."""
+        best = None
+        for q in self._queues.values():
+            s = q.slack
+            if s is not None and (best is None or s < best):
+                best = s
+        return best
+
+    def regrid(self, ticks: float) -> None:
+        """The ticks come `ticks` periods earlier from now on: every queue's timing moves."""
+        for q in self._queues.values():
+            q.regrid(ticks)
 
     def stats(self) -> dict:
         """Counters for /metrics and tests (per speaker unless said otherwise)."""

@@ -420,6 +420,9 @@ def run(args: argparse.Namespace) -> dict:
                             "capture_framing_mean": round(statistics.fmean(framing), 1) if framing else None,
                             "server_queue_mean": round(20 * depth, 1),
                             "server_tick_median": round(_metric(m1, "sussurro_mixer_tick_us_median") / 1000, 2),
+                            # how long the talker's worst frames wait for their tick (the
+                            # grid moves to make it small), at the phase's end
+                            "server_playout_slack": round(20 * _metric(m1, "sussurro_voice_playout_slack"), 1),
                         },
                         "browser_jitter_buffer": jb,
                         "server": {

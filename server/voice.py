@@ -57,12 +57,15 @@ __all__ = ["RoomVoice", "VoiceError", "validate_offer"]
 log = logging.getLogger(__name__)
 
 PERIOD = 0.02
+FRAME_SAMPLES = 960  # one 20 ms frame at 48 kHz: RTP time units per frame
 MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
 ENCODER_IDLE_TICKS = 50  # an encoder unused for 1 s is dropped
 SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
 DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
 DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
+PHASE_STEP = 0.01  # ticks the grid may move earlier per tick (0.2 ms: 1 % faster for a while)
+PHASE_KEEP = 0.05  # ticks of slack left to the talkers' worst frames (1 ms, beyond their margin)
 _SILENCE = object()  # the grouping key of every silent mix
 
 
@@ -144,6 +147,8 @@ class RoomVoice:
         self._mixer_distinct = 0
         self._late = 0
         self._clock: FrameClock | None = None
+        self._step_at: float | None = None  # time.monotonic() of the last tick
+        self._phase_moved = 0.0  # ticks the grid moved earlier, in all (stats)
         self._refused = 0
 
     # ----------------------------------------------------------------- lifecycle
@@ -182,6 +187,7 @@ class RoomVoice:
         elif self._task is not None:
             self._task.cancel()
             self._task = None
+            self._step_at = None  # arrivals are timed again from the next loop's first tick
             self._encoders.clear()
             self._mouth_acc = {}
             if self._on_mouths is not None:
@@ -261,7 +267,13 @@ class RoomVoice:
 
     def _on_pcm(self, pid: str, pcm: np.ndarray, ts: int | None = None) -> None:
         if pid in self._peers and pid not in self._listen_only:
-            self.mixer.push(pid, pcm)
+            if ts is None or self._step_at is None:
+                self.mixer.push(pid, pcm)
+            else:
+                # When it arrived (after the last tick) and when it was spoken (RTP
+                # time): the mixer's queue plays it as early as its jitter allows.
+                since = (time.monotonic() - self._step_at) / PERIOD
+                self.mixer.push(pid, pcm, since, ts / FRAME_SAMPLES)
 
     def _ensure_player(self, pid: str) -> None:
         if pid not in self._players:
@@ -354,6 +366,7 @@ class RoomVoice:
     def _step(self) -> None:
         """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
         t0 = time.perf_counter()
+        self._step_at = time.monotonic()
         self._tick += 1
         tick = self._tick
         result = self.mixer.tick()
@@ -392,7 +405,23 @@ class RoomVoice:
                     log.exception("on_mouths failed in room %s", self.room_code)
         if tick % DEPTH_EVERY == 0:
             self._sample_depth()
+        self._align_phase()
         self._tick_us.append((time.perf_counter() - t0) * 1e6)
+
+    def _align_phase(self) -> None:
+        # The talkers' frames wait for the next tick: up to a whole period, 10 ms
+        # on average. While every talker's worst frame would still be in time for
+        # an earlier tick, the grid moves earlier, a little per tick, until their
+        # slack is down to PHASE_KEEP: the tick then comes right after the frames
+        # of whoever talks (with several, after the latest of them). Listeners get
+        # their packets up to 1 % faster meanwhile, which their jitter buffer
+        # absorbs; the RTP times stay regular.
+        slack = self.mixer.playout_slack()
+        if slack is not None and slack > PHASE_KEEP and self._clock is not None:
+            move = min(PHASE_STEP, slack - PHASE_KEEP)
+            self._clock.shift(-move * PERIOD)
+            self.mixer.regrid(move)
+            self._phase_moved += move
 
     def _sample_depth(self) -> None:
         st = self.mixer.stats()
@@ -432,6 +461,10 @@ class RoomVoice:
             "stereo_encoders": sum(1 for _, ch in self._encoders if ch == 2),
             "encodes": self._encodes,
             "late_ticks": self._late,
+            # how far the tick grid moved earlier to meet the talkers' frames (ticks)
+            "phase_moved": round(self._phase_moved, 3),
+            # the talkers' worst frames' wait for their tick now (ticks; None: nobody)
+            "playout_slack": _rounded(self.mixer.playout_slack()),
             "missed_ticks": self._clock.missed if self._clock is not None else 0,
             "refused_offers": self._refused,
             "loop_running": self.loop_running,
@@ -440,6 +473,10 @@ class RoomVoice:
             "frames_in": sum(p.frames_in for p in self._peers.values()),
             "silent_frames_in": sum(p.silent_in for p in self._peers.values()),
         }
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
 
 
 def _routing_players(routing: Routing) -> set[str]:

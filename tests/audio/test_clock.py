@@ -1,6 +1,7 @@
 """FrameClock: deadlines on a fixed grid whatever the scheduling jitter."""
 
 import numpy as np
+import pytest
 
 from audio import FrameClock
 
@@ -48,3 +49,12 @@ def test_nothing_due_before_the_next_deadline():
     assert clock.due(10.0) == 1
     clock.next_time()
     assert clock.due(10.019) == 0
+
+
+def test_shift_moves_every_later_deadline_and_keeps_them_evenly_spaced():
+    """Issue 15: the voice loop moves its grid's phase to where the audio arrives."""
+    c = FrameClock(period=0.02, start=0.0)
+    assert c.next_time() == 0.0
+    c.shift(-0.005)
+    got = [c.next_time() for _ in range(3)]
+    assert got == pytest.approx([0.015, 0.035, 0.055])
