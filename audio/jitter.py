@@ -53,6 +53,7 @@ Policy, in the order a frame meets it:
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
@@ -266,7 +267,7 @@ class JitterQueue:
             # shed, down to a quarter frame above it (a cut may remove up to
             # ALIGN / 2 more than asked).
             low, high = self._delay_spread()
-            best = np.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
+            best = math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
             excess = self._offset - best
             if excess >= TIMED_EXCESS:
                 self._excess = round((excess - 0.25) * FRAME)
@@ -387,7 +388,7 @@ class JitterQueue:
             return 0.0  # a cut is under way: it alone takes the excess
         low, high = self._delay_spread()
         chronic = self._chronic()
-        best = np.ceil(high + self._phase - 1e-9) - self._phase + chronic
+        best = math.ceil(high + self._phase - 1e-9) - self._phase + chronic
         if self._offset - best >= TIMED_EXCESS:
             return 0.0  # a cut is due at the next pop: it alone takes the excess
         return self._offset - high - chronic
