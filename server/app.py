@@ -315,16 +315,19 @@ def create_app(settings: Settings) -> FastAPI:
                 target = await cluster.target_for_new_room()
                 if target is not None and target.id != cluster.id:
                     answer = await forward.send(target.url, "POST", "/api/rooms",
-                                                body.model_dump(exclude_none=True))
+                                                body.model_dump(exclude_none=True),
+                                                client=client_ip(request))
                     if answer is not None and answer.status_code < 500:
                         return answer
             if cluster.draining:
                 return _error(503, "draining", "this server is shutting down; try again",
                               retry_after=1)
         try:
-            # A forwarded request was counted against its client on the node it reached.
+            # A forwarded create counts against the client the forwarding node named: each
+            # node caps the live rooms it holds per address.
+            address = forward.client(request) if inside else client_ip(request)
             room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang,
-                                                  address=None if inside else client_ip(request))
+                                                  address=address)
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
         return {"code": room.code, "player": pid, "token": token, **node_fields(room.code)}

@@ -10,6 +10,7 @@ first node already applied.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from fastapi.responses import Response
 log = logging.getLogger(__name__)
 
 HEADER = "x-sussurro-node"
+CLIENT = "x-sussurro-client"  # the address the forwarding node counted the request for
 
 
 class Forwarder:
@@ -40,12 +42,29 @@ class Forwarder:
         secret = self._secret()
         return bool(given and secret) and hmac.compare_digest(given, secret)
 
+    def client(self, request: Request) -> str | None:
+        """The client address a forwarding node named (only on an internal request)."""
+        raw = request.headers.get(CLIENT, "")
+        if not raw or not self.internal(request):
+            return None
+        try:
+            return str(ipaddress.ip_address(raw))
+        except ValueError:
+            return None
+
     async def send(self, url: str, method: str, path: str,
-                   body: dict[str, Any] | None = None) -> Response | None:
-        """The other node's answer as our response, or None if it could not be reached."""
+                   body: dict[str, Any] | None = None, client: str | None = None
+                   ) -> Response | None:
+        """The other node's answer as our response, or None if it could not be reached.
+
+        `client`: the address of the client the request is made for, so that the
+        node that acts on it counts it against that client's caps."""
+        headers = {HEADER: self._secret()}
+        if client:
+            headers[CLIENT] = client
         try:
             r = await self._http.request(method, url.rstrip("/") + path, json=body,
-                                         headers={HEADER: self._secret()})
+                                         headers=headers)
         except self._errors as exc:
             self.failures += 1
             log.warning("cluster: forwarding %s %s to %s failed: %s", method, path, url, exc)

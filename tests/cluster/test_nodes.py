@@ -136,3 +136,23 @@ def _busy(port: int) -> bool:
 
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_a_forwarded_create_counts_against_its_client_on_the_node_that_holds_it(tmp_path):
+    """Issue 8 (left alone before): rooms created through one node but made on another
+    count against the client's per-address cap there; every node caps what it holds."""
+    env = {"SUSSURRO_MAX_ROOMS_PER_ADDRESS": "2"}
+    with ClusterProc(tmp_path, nodes=2, env=env, log_level="warning") as cl:
+        entry = cl.nodes[0]
+        made, refused = [], []
+        for i in range(8):  # on past the first refusal: the other node must refuse too
+            r = httpx.post(entry.url("/api/rooms"), json={"name": f"Host{i}"}, timeout=10)
+            if r.status_code == 200:
+                made.append(r.json()["code"])
+            else:
+                refused.append((r.status_code, r.json()["code"]))
+        assert refused and set(refused) == {(429, "too_many_rooms_here")}, refused
+        owners = [cl.owner_of(code) for code in made]
+        # Both nodes made some (the least-loaded one creates) and neither more than 2.
+        assert sorted(set(owners)) == ["node1", "node2"], owners
+        assert all(owners.count(n) <= 2 for n in set(owners)), owners
