@@ -132,3 +132,46 @@ def test_the_shared_screen_shows_a_whole_game_and_no_secret(pw, server, tmp_path
         for _, tv in tvs:
             tv.context.close()
         bt.stop()
+
+
+NAMES16 = ["Ada", "Bruno", "Chloé", "Dario", "Elena", "Fabio", "Giulia", "Hugo", "Irene",
+           "Jacopo", "Katia", "Luca", "Marta", "Nico", "Olga", "Piero"]
+
+
+def test_sixteen_seats_fit_the_shared_screen(pw, server, tmp_path):
+    """Issue 13: a full table (16 players) is shown whole on a 1920x1080 screen, in the
+    lobby (beside the code and the QR) and during a game (beside the clues): every seat,
+    face and name inside the screen, nothing cut off below."""
+    bt = BotThread()
+    tv = None
+    try:
+        async def make() -> list[Bot]:
+            host = await Bot.create(server.base_url, NAMES16[0], preset="intruso")
+            others = [await Bot.join(server.base_url, host.client.code, n) for n in NAMES16[1:]]
+            return [host, *others]
+
+        bots = bt.run(make(), timeout=120)
+        bt.bots += bots
+        code = bots[0].client.code
+        tv = launch_player(pw, tmp_path, "tv-16", 0, viewport=TV, mic="missing")
+        tv.page.goto(server.url(f"/r/{code}/tv"))
+        wait_until(lambda: tv.page.locator("#tv-table .tv-seat").count() == 16, what="16 seats")
+
+        def all_inside() -> list:
+            boxes = tv.page.evaluate("""() => [...document.querySelectorAll('#tv-table .tv-seat')]
+                .map((e) => { const r = e.getBoundingClientRect();
+                              return [r.left, r.top, r.right, r.bottom]; })""")
+            return [b for b in boxes if b[0] < 0 or b[1] < 0 or b[2] > TV["width"] or b[3] > TV["height"]]
+
+        assert all_inside() == []
+        tv.shot("tv-16-lobby")
+        bt.run(bots[0].client.send("start"))
+        wait_until(lambda: tv.state("s.view && s.view.phase") not in (None, "over"), what="the game")
+        wait_until(lambda: tv.page.locator("#tv-table .tv-seat").count() == 16, what="16 seats")
+        assert all_inside() == []
+        tv.shot("tv-16-game")
+        assert tv.overflow()[0] <= TV["width"] and not tv.errors
+    finally:
+        if tv is not None:
+            tv.context.close()
+        bt.stop()

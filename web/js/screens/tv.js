@@ -44,6 +44,11 @@ function seat(p, view, out) {
     typeof n === "number" ? h("span", { class: "tv-badge tv-votes", "data-votes": n }, t("tv.votes", { n })) : null);
 }
 
+/** A full table (more than 8 seats) gets smaller seats, so all 16 fit the screen. */
+function tableClass(players) {
+  return (players || []).length > 8 ? "tv-table tv-crowd" : "tv-table";
+}
+
 function lobbyPanel(code) {
   const room = state.room || {};
   const link = `${location.origin}/r/${code}`;
@@ -53,7 +58,7 @@ function lobbyPanel(code) {
       h("strong", { class: "tv-code", id: "tv-code" }, code),
       h("p", { class: "tv-link" }, link),
       h("img", { class: "tv-qr", src: `/api/rooms/${encodeURIComponent(code)}/qr.svg`, width: 300, height: 300, alt: t("lobby.qr_alt", { code }) })),
-    h("ul", { class: "tv-table", id: "tv-table" }, (room.players || []).map((p) => h("li", {
+    h("ul", { class: tableClass(room.players), id: "tv-table" }, (room.players || []).map((p) => h("li", {
       class: `tv-seat avatar ${p.online === false ? "offline" : ""}`, "data-pid": p.id,
     }, face(p, 132), h("span", { class: "tv-name" }, p.name)))),
     room.phase === "over" ? eveningPanel() : null);
@@ -92,7 +97,7 @@ function gamePanel(view) {
   return [
     h("section", { class: "tv-main" },
       turn || narration.length ? h("p", { class: "tv-now", id: "tv-now" }, turn || narration.join(" ")) : null,
-      h("ul", { class: "tv-table", id: "tv-table" }, (view.players || []).map((p) => seat(p, view, out)))),
+      h("ul", { class: tableClass(view.players), id: "tv-table" }, (view.players || []).map((p) => seat(p, view, out)))),
     view.clues ? h("aside", { class: "tv-board", id: "tv-board" }, clueBoard(view.clues, view)) : null,
   ];
 }
