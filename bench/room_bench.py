@@ -241,8 +241,10 @@ def run(args: argparse.Namespace) -> dict:
                    "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
                    "--seconds", str(args.seconds), "--start-at", str(start_at),
                    "--volumes", str(args.volumes)] + (["--spatial"] if args.spatial else [])
+            # a worker's errors go beside the server's log, to read when one fails
             workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, text=True))
+                                            stderr=open(os.path.join(tmp, f"worker{w}.log"), "wb"),  # noqa: SIM115
+                                            text=True))
         time.sleep(max(0.0, start_at - time.time()))
         c0, w0 = cpu_seconds(proc.pid), time.monotonic()
         b0 = sum(cpu_seconds(p.pid) for p in workers)

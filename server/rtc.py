@@ -7,12 +7,18 @@ between the network and it:
   decodes each Opus packet (aiortc's decoder: s16, 48 kHz, packed stereo)
   as it arrives, turns it into float32 mono and calls `on_pcm(pid, pcm, ts)`
   (`ts`: the packet's RTP time, 48 kHz units, for the mixer's playout timing):
-  no decoder thread hand-off, no task per frame;
+  no decoder thread hand-off, no task per frame. Once negotiated,
+  `server.rtp_in.RtpIn` hands it the packets straight from the socket's
+  callback (SRTP unprotected, header read), without aiortc's receive task;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
   the voice loop; once the connection is up, `DirectRtp` sends each one at
   once (RTP header, SRTP, `sendto`) in place of aiortc's sender task. Until
   then (or if aiortc's internals are not as expected) `recv()` returns them
   as `av.Packet`s that aiortc's sender only packetises.
+
+Each of these shortcuts checks the private parts of aiortc, aioice or
+pylibsrtp it relies on when the peer is set up (`server.srtp`: once per
+process) and keeps the library's own path where they are not as expected.
 
 Hostile input stops here: an offer is checked line by line before aiortc
 parses it, and anything aiortc raises while negotiating becomes a
@@ -54,6 +60,8 @@ from aiortc.rtp import RtpPacket
 from aiortc.utils import random16, random32, uint16_gt
 
 from server.opus import FRAME, SAMPLE_RATE, frame_to_mono, make_packet
+from server.rtp_in import RtpIn, receive_directly
+from server.srtp import FastSrtp, fast_srtp
 
 log = logging.getLogger(__name__)
 
@@ -260,7 +268,7 @@ class DirectRtp:
     Python per packet; in a 16-player room that was half the server's work.
     """
 
-    __slots__ = ("_sender", "_dtls", "_header", "_seq", "_origin", "sent", "unsent")
+    __slots__ = ("_sender", "_dtls", "_header", "_seq", "_origin", "_srtp", "sent", "unsent")
 
     def __init__(self, sender, codec) -> None:
         self._sender = sender
@@ -270,6 +278,8 @@ class DirectRtp:
         header = RtpPacket(payload_type=codec.payloadType, marker=1, ssrc=sender._ssrc)
         header.extensions.mid = getattr(sender, "_RTCRtpSender__mid", None)
         self._header = bytearray(header.serialize(sender._RTCRtpSender__rtp_header_extensions_map))
+        # libsrtp called directly (server/srtp.py), or None: pylibsrtp's own wrapper
+        self._srtp: FastSrtp | None = fast_srtp(self._dtls._tx_srtp)
         self.sent = 0
         self.unsent = 0  # packets that found the transport not (or no longer) connected
 
@@ -288,7 +298,11 @@ class DirectRtp:
         header = self._header
         rtp_ts = (self._origin + timestamp) & 0xFFFFFFFF
         struct.pack_into("!HL", header, 2, self._seq, rtp_ts)
-        data = dtls._tx_srtp.protect(bytes(header) + payload)
+        srtp = self._srtp
+        if srtp is not None:
+            data = srtp.protect(header, payload)
+        else:
+            data = dtls._tx_srtp.protect(bytes(header) + payload)
         protocol = pair.protocol
         if type(protocol) is aioice.ice.StunProtocol and protocol.transport is not None:
             protocol.transport.sendto(data, pair.remote_addr)
@@ -426,6 +440,7 @@ class Peer:
     silent_in: int = 0
     resampled: int = 0
     resampler: av.AudioResampler | None = None
+    rtp_in: RtpIn | None = None  # the synchronous receive path, if installed
     closed: bool = False
     tasks: list[asyncio.Task] = field(default_factory=list)
 
@@ -466,7 +481,8 @@ async def open_peer(
         # is negotiated (preferences are read in setRemoteDescription).
         transceiver = pc.addTransceiver(track, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
-        set_jitter(transceiver.receiver, buffer=MicDecoder(peer, on_pcm))
+        decoder = MicDecoder(peer, on_pcm)
+        decoding = set_jitter(transceiver.receiver, buffer=decoder)
         send_directly(transceiver.sender, track)
 
         @pc.on("track")
@@ -489,6 +505,8 @@ async def open_peer(
 
         answer_sdp = ask_for_dtx(await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT),
                                  stereo=offers_stereo(offer_sdp))
+        if decoding:  # the ICE sockets exist now; mic packets skip aiortc's receive task
+            peer.rtp_in = receive_directly(transceiver.receiver, decoder)
     except VoiceError:
         await peer.close()
         raise

@@ -7,12 +7,16 @@ checks hold whatever the mixer does.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import re
+import struct
 import time
 
 import numpy as np
 import pytest
 
+from server import rtp_in, srtp
 from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
@@ -58,6 +62,73 @@ async def test_tone_goes_up_and_mix_comes_down():
         assert tone_db(steady(up, 0.5), 440) > -16
         assert tone_db(steady(down, 0.5), 880) > -16
         assert tone_db(steady(down, 0.5), 440) < -70  # the server only sent 880 Hz
+    finally:
+        await client.close()
+        await peer.close()
+
+
+def _stats(report, kind: str) -> list:
+    return [s for s in report.values() if s.type == kind]
+
+
+def _forge_srtp(client: VoicePeer, offer: str) -> None:
+    """Send the server one packet of the client's stream that does not authenticate
+    (right SSRC and payload type, random bytes for the encrypted payload and tag)."""
+    transceiver = client.pc.getTransceivers()[0]
+    pt = int(re.search(r"a=rtpmap:(\d+) opus/48000", offer).group(1))
+    header = struct.pack("!BBHLL", 0x80, pt, 40000, 123456, transceiver.sender._ssrc)
+    pair = transceiver.sender.transport.transport._connection._nominated[1]
+    pair.protocol.transport.sendto(header + os.urandom(40), pair.remote_addr)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "aiortc"])
+async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(direct, monkeypatch):
+    """Issue 15 (server CPU): mic packets skip aiortc's receive task (server/rtp_in.py) and
+    SRTP skips pylibsrtp's wrapper (server/srtp.py) where aiortc and pylibsrtp are as
+    those modules expect; where they are not (forced here), aiortc's own paths carry the
+    audio. Either way the tone goes up and down intact, a forged packet is dropped, and
+    RTCP still works both ways (the server's receiver reports come from the statistics
+    the direct path keeps; the client's sender reports reach aiortc)."""
+    if not direct:
+        monkeypatch.setattr(rtp_in, "_RECEIVER_PRIVATES",
+                            (*rtp_in._RECEIVER_PRIVATES, "_RTCRtpReceiver__not_in_aiortc"))
+        monkeypatch.setattr(srtp, "_checked", False)
+    got: list[np.ndarray] = []
+    client, offer = await _offer()
+    peer, answer = await open_peer("p1", offer, ice_servers=None,
+                                   on_pcm=lambda pid, pcm, ts: got.append(pcm))
+    try:
+        assert (peer.rtp_in is not None) is direct
+        await client.accept_answer(answer)
+        await asyncio.wait_for(client.connected.wait(), 15)
+        enc = OpusEncoder()
+        t0 = time.monotonic()
+        for n in range(125):
+            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
+            peer.track.push(enc.encode(x), n)
+            if n == 60:
+                _forge_srtp(client, offer)
+            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await asyncio.sleep(0.2)
+        assert (peer.track._direct._srtp is not None) is direct
+        up, down = np.concatenate(got), client.recorder.audio()
+        assert tone_db(steady(up, 0.5), 440) > -16
+        assert tone_db(steady(down, 0.5), 880) > -16
+        if direct:
+            assert peer.rtp_in.refused == 1
+            assert peer.rtp_in.taken >= len(got) - 5 > 100
+        # RTCP, sent every 0.5-1.5 s: give it up to 3 s more
+        for _ in range(30):
+            server_side, client_side = await peer.pc.getStats(), await client.pc.getStats()
+            if _stats(server_side, "remote-outbound-rtp") and _stats(client_side, "remote-inbound-rtp"):
+                break
+            await asyncio.sleep(0.1)
+        (inbound,) = _stats(server_side, "inbound-rtp")
+        assert inbound.packetsReceived >= len(got) - 5
+        assert _stats(server_side, "remote-outbound-rtp")  # the client's sender report
+        (report,) = _stats(client_side, "remote-inbound-rtp")  # the server's receiver report
+        assert report.packetsReceived > 50 and report.packetsLost == 0
     finally:
         await client.close()
         await peer.close()
