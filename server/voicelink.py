@@ -197,12 +197,18 @@ class VoiceLink:
         allowed = frozenset(self._mouths_allowed())
         channels = self._channels()
         if (allowed, channels) != self._regime:
-            # Who may see which mouths changed (a phase began): everyone gets one
-            # message now, silent or not, whatever was sent before. What was last
-            # sent depends on who spoke, and so would whether a silent message
-            # follows: seen from a phase's start, that would tell roles apart.
-            self._regime = (allowed, channels)
-            self._quiet_of, self._quiet = None, False
+            # Who may see which mouths changed (a phase began; the client closes
+            # every mouth on a new phase): from here on, everyone counts as having
+            # been sent silence, whatever was sent before. What was last sent
+            # depends on who spoke; a silent message that followed only then would,
+            # seen from the phase's start, tell roles apart (and race the view).
+            first, self._regime = self._regime is None, (allowed, channels)
+            if first:
+                pass  # the voice's first message: everyone gets it
+            elif channels and self._listeners is not None:
+                self._quiet_of = {pid: True for pid, _ in self._listeners()}
+            else:
+                self._quiet_of, self._quiet = None, True
         if not channels or self._listeners is None:
             if self._quiet_of is not None:
                 self._quiet_of, self._quiet = None, False  # back to one message: send it

@@ -236,7 +236,10 @@ export function handleMessage(msg) {
 
 function onView(view) {
   const prev = state.view;
-  update({ view });
+  // A new phase may hide mouths shown until now: every mouth closes, and the server
+  // sends levels again only where a visible one moves.
+  if (prev && view && prev.phase !== view.phase) update({ view, mouths: {} });
+  else update({ view });
   // A fact that arrives mid-game (the Sabotatore swapped words with me) deserves a word.
   const before = new Set((prev?.me?.known || []).map((f) => `${f.fact}:${f.player}`));
   for (const f of view?.me?.known || []) {
