@@ -68,7 +68,11 @@ async def test_one_address_has_a_share_of_rooms_and_sockets_and_its_connects_are
             await c.close()
             await _connect_when_counted(c)
         await seats[1].close()
-        err = await _refused(seats[1])
+        for _ in range(50):
+            err = await _refused(seats[1])
+            if err["code"] != "too_many_connections":
+                break  # (until then the server had not yet counted the closed socket out;
+            await asyncio.sleep(0.1)  # a refusal at the cap takes no connect)
         assert err["code"] == "rate_limited" and err["retry_after"] > 0, err
     finally:
         for c in seats:
