@@ -266,9 +266,7 @@ class JitterQueue:
             # boundaries (the media time's fraction `_phase`). Anything beyond is
             # shed, down to a quarter frame above it (a cut may remove up to
             # ALIGN / 2 more than asked).
-            low, high = self._delay_spread()
-            best = math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
-            excess = self._offset - best
+            excess = self._offset - self._best_offset()
             if excess >= TIMED_EXCESS:
                 self._excess = round((excess - 0.25) * FRAME)
         elif self._excess == 0:
@@ -300,6 +298,12 @@ class JitterQueue:
         # (two holes within HOLE_MEMORY), against the next one; a single stall
         # and its catch-up burst go back to the usual latency.
         return self.target - 1 + self._chronic()
+
+    def _best_offset(self) -> float:
+        # The earliest workable playout offset (ticks): the first one at or after the
+        # jitter's worst delay on the frames' own boundaries, plus a frame if chronic.
+        low, high = self._delay_spread()
+        return math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
 
     def _chronic(self) -> int:
         # Two underruns within HOLE_MEMORY: one frame more of cushion.
@@ -386,12 +390,10 @@ class JitterQueue:
             return None
         if self._excess > 0:
             return 0.0  # a cut is under way: it alone takes the excess
-        low, high = self._delay_spread()
-        chronic = self._chronic()
-        best = math.ceil(high + self._phase - 1e-9) - self._phase + chronic
-        if self._offset - best >= TIMED_EXCESS:
+        if self._offset - self._best_offset() >= TIMED_EXCESS:
             return 0.0  # a cut is due at the next pop: it alone takes the excess
-        return self._offset - high - chronic
+        low, high = self._delay_spread()
+        return self._offset - high - self._chronic()
 
     @property
     def jitter(self) -> float | None:
