@@ -309,11 +309,15 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
-def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volumes: int = 0
-              ) -> dict:
+def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volumes: int = 0,
+              paced: bool = False) -> dict:
     """CPU time (process clock) of the voice loop's own work per 20 ms tick, in process:
     the mixer, grouping identical mixes, Opus encodes; for 0, 1, 3 and all players
-    talking. No network: this is the part of the server's cost that is not aiortc."""
+    talking. No network: this is the part of the server's cost that is not aiortc.
+
+    `paced`: one tick every 20 ms as in the server, instead of back to back. The
+    caches are then as cold as the server leaves them between ticks, which costs
+    the same code several times more (bench/ROOM.md, "Server CPU per room")."""
     import numpy as np
 
     from audio import Routing
@@ -345,7 +349,11 @@ def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volume
     for talkers in (0, 1, 3, players):
         step_s = 0.0
         enc0 = voice.stats()["encodes"]
+        due = time.monotonic()
         for k in range(ticks):
+            if paced:
+                due += 0.02
+                time.sleep(max(0.0, due - time.monotonic()))
             for j in range(talkers):
                 f = 0.1 * np.sin(2 * np.pi * (300 + 37 * j) * (t + k * 0.02))
                 voice.mixer.push(pids[j], f.astype(np.float32))
@@ -360,7 +368,7 @@ def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volume
             "core_share": round(step_s / ticks / 0.02, 3),
         }
     return {"players": players, "ticks": ticks, "spatial": spatial, "volumes": volumes,
-            "per_tick": out}
+            "paced": paced, "per_tick": out}
 
 
 def shared_gaps(per_process: list[list[tuple[float, float]]]) -> int:
@@ -401,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", help="write the server's cProfile stats to this file")
     p.add_argument("--breakdown", action="store_true",
                    help="only time the voice loop's own work per tick, in process")
+    p.add_argument("--paced", action="store_true",
+                   help="with --breakdown: one tick every 20 ms (cold caches, as served)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     p.add_argument("--room", help=argparse.SUPPRESS)
@@ -413,7 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_profiled(argv[1], argv[2:])
     args = p.parse_args(argv)
     if args.breakdown:
-        print(json.dumps(breakdown(args.bots, spatial=args.spatial, volumes=args.volumes),
+        print(json.dumps(breakdown(args.bots, spatial=args.spatial, volumes=args.volumes,
+                                   paced=args.paced),
                          sort_keys=True))
         return 0
     if args.worker:
