@@ -77,6 +77,7 @@ _FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.flo
 _FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
 _SILENCE.flags.writeable = False
+SILENT_FRAME = _SILENCE  # what `pop` returns while nothing plays: the same array every time
 
 
 class JitterQueue:

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from audio.format import FRAME
+from audio.jitter import SILENT_FRAME as _SILENT_FRAME
 from audio.jitter import JitterQueue
 from audio.limiter import LOOKAHEAD, limit
 from audio.mouth import MouthMeter
@@ -90,6 +91,37 @@ class _Plan:
     channels: list[int]  # each group's channel count (1 or 2)
     row_group: np.ndarray  # (rows,) the group of each row
     partner: np.ndarray | None  # (rows,) the linked row of a stereo pair; None if all mono
+    # Merged plans by the speakers sounding this tick (see `_merged`): groups whose
+    # rows differ only in the columns of silent speakers make the same samples.
+    merged: dict[tuple[int, ...], tuple[_Plan, list[int]]] = field(default_factory=dict)
+
+
+def _build(members_of: list, rows_of: list[np.ndarray], keys: list[bytes]) -> _Plan:
+    """Group the members (players, or groups being merged) whose `keys` are equal;
+    each group mixes with its first member's rows (1 row mono, 2 stereo)."""
+    index: dict[bytes, int] = {}
+    group_of = np.empty(len(members_of), dtype=np.intp)
+    group_rows: list[np.ndarray] = []
+    for i, rows in enumerate(rows_of):
+        g = index.setdefault(bytes([rows.shape[0]]) + keys[i], len(index))
+        if g == len(group_rows):
+            group_rows.append(rows)
+        group_of[i] = g
+    members = [tuple(p for p, g in zip(members_of, group_of, strict=True) if g == k)
+               for k in range(len(index))]
+    channels = [r.shape[0] for r in group_rows]
+    first_row = np.cumsum([0] + channels[:-1]).tolist()
+    row_group = np.repeat(np.arange(len(group_rows)), channels)
+    partner = None
+    if any(c == 2 for c in channels):
+        partner = np.arange(len(row_group))
+        for g, c in enumerate(channels):
+            if c == 2:
+                r = first_row[g]
+                partner[r], partner[r + 1] = r + 1, r
+    gains = np.ascontiguousarray(np.vstack(group_rows), dtype=np.float32) if group_rows else \
+        np.zeros((0, 0), dtype=np.float32)
+    return _Plan(gains, group_of, members, first_row, channels, row_group, partner)
 
 
 class RoomMixer:
@@ -107,6 +139,8 @@ class RoomMixer:
         self._playing: list[_Cue] = []
         self._tails = np.zeros((0, LOOKAHEAD), dtype=np.float32)
         self._gain_db = np.zeros(0)
+        self._limiting = False  # some listener's limiter gain is below 0 dB
+        self._tail_live: list[bool] = []  # speaker -> last tick's frame was written
         self._mouths = MouthMeter()
         self._plan: _Plan | None = None
         self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
@@ -132,6 +166,7 @@ class RoomMixer:
         self._queues[pid] = JitterQueue()
         self._tails = np.vstack([self._tails, np.zeros((1, LOOKAHEAD), dtype=np.float32)])
         self._gain_db = np.append(self._gain_db, 0.0)
+        self._tail_live.append(False)
         self._mouths.add()
         self._sync_effects()
         self._plan = None
@@ -150,6 +185,7 @@ class RoomMixer:
         del self._queues[pid]
         self._tails = np.delete(self._tails, row, axis=0)
         self._gain_db = np.delete(self._gain_db, row)
+        del self._tail_live[row]
         self._mouths.remove(row)
         self._effects.pop(pid, None)
         self._quiet.pop(pid, None)
@@ -303,34 +339,28 @@ class RoomMixer:
             if self._pans is None or self._pans[0] != key:
                 self._pans = (key, pan_matrix(players, self._layout))
             pans = self._pans[1]
-        keys: dict[bytes, int] = {}
-        group_of = np.empty(len(players), dtype=np.intp)
-        group_rows: list[np.ndarray] = []
+        player_rows = []
         for i, pid in enumerate(players):
             if pans is not None and pid in self._stereo:
                 rows = np.stack([np.concatenate([speakers[i] * pans[i, :, 0], cue_cols[i] * CENTRE]),
                                  np.concatenate([speakers[i] * pans[i, :, 1], cue_cols[i] * CENTRE])])
             else:
                 rows = np.concatenate([speakers[i], cue_cols[i]])[None, :]
-            key = bytes([rows.shape[0]]) + rows.tobytes()
-            g = keys.setdefault(key, len(keys))
-            if g == len(group_rows):
-                group_rows.append(rows)
-            group_of[i] = g
-        members = [tuple(p for p, g in zip(players, group_of, strict=True) if g == k)
-                   for k in range(len(keys))]
-        channels = [r.shape[0] for r in group_rows]
-        first_row = np.cumsum([0] + channels[:-1]).tolist()
-        row_group = np.repeat(np.arange(len(group_rows)), channels)
-        partner = None
-        if any(c == 2 for c in channels):
-            partner = np.arange(len(row_group))
-            for g, c in enumerate(channels):
-                if c == 2:
-                    r = first_row[g]
-                    partner[r], partner[r + 1] = r + 1, r
-        gains = np.ascontiguousarray(np.vstack(group_rows), dtype=np.float32)
-        return _Plan(gains, group_of, members, first_row, channels, row_group, partner)
+            player_rows.append(np.asarray(rows, dtype=np.float32))
+        return _build(players, player_rows, [row.tobytes() for row in player_rows])
+
+    def _merged(self, plan: _Plan, sounding: tuple[int, ...]) -> tuple[_Plan, list[int]]:
+        """`plan` with its groups merged where their rows agree on the `sounding`
+        sources (the others are silent this tick, so their columns add nothing),
+        and the merged group of each of the plan's groups. Cached per set."""
+        got = plan.merged.get(sounding)
+        if got is None:
+            cols = list(sounding)
+            firsts = [plan.gains[r : r + c] for r, c in zip(plan.first_row, plan.channels, strict=True)]
+            keys = [rows[:, cols].tobytes() for rows in firsts]
+            merged = _build(list(range(len(firsts))), firsts, keys)
+            got = plan.merged[sounding] = (merged, merged.group_of.tolist())
+        return got
 
     # --------------------------------------------------------------- tick
 
@@ -349,55 +379,80 @@ class RoomMixer:
             self._plan = self._compile()
         plan = self._plan
 
-        raw = np.empty((n, FRAME), dtype=np.float32)
-        window = np.empty((n + len(self._playing), WINDOW), dtype=np.float32)
-        window[:n, :LOOKAHEAD] = self._tails
+        # Silent speakers (the shared silent frame of their queue, no effect tail,
+        # no tail of last frame in the look-ahead) leave their rows at zero and
+        # their columns out of this tick's grouping: the usual room has a few
+        # talkers and many listeners, and every numpy call counts (bench/ROOM.md).
+        window = np.zeros((n + len(self._playing), WINDOW), dtype=np.float32)
+        tails = self._tails
+        if any(self._tail_live):
+            window[:n, :LOOKAHEAD] = tails
+        energies = [0.0] * n
+        live = [False] * n
+        queues, effects = self._queues, self._effects
         for i, pid in enumerate(players):
-            frame = self._queues[pid].pop()
-            raw[i] = frame
-            effect = self._effects.get(pid)
-            if effect is None:
+            frame = queues[pid].pop()
+            if frame is not _SILENT_FRAME:
+                energies[i] = float(np.dot(frame, frame))
+            effect = effects.get(pid)
+            if effect is not None:
+                frame = self._apply_effect(pid, effect, frame)
+            if frame is not _SILENT_FRAME:
                 window[i, LOOKAHEAD:] = frame
-            else:
-                window[i, LOOKAHEAD:] = self._apply_effect(pid, effect, frame)
-        self._tails = window[:n, FRAME:].copy()
+                live[i] = True
+        sounding = tuple(i for i in range(n) if live[i] or self._tail_live[i])
+        self._tail_live = live
+        self._tails = window[:n, FRAME:].copy() if any(live) else np.zeros_like(tails)
         finished = False
         for j, cue in enumerate(self._playing):
             seg = cue.samples[cue.pos : cue.pos + WINDOW]
-            row = window[n + j]
-            row[: seg.size] = seg
-            row[seg.size :] = 0.0
+            window[n + j, : seg.size] = seg
             cue.pos += FRAME
             finished |= cue.pos >= cue.samples.size
+        sounding += tuple(range(n, n + len(self._playing)))
 
-        mouths = self._mouths.update(raw)
+        mouths = self._mouths.update_energies(energies, FRAME)
 
-        mixed = plan.gains @ window
-        state = np.zeros(len(plan.members))
-        np.minimum.at(state, plan.group_of, self._gain_db)
-        out, row_state = limit(mixed, state[plan.row_group], plan.partner)
-        state = np.zeros(len(plan.members))
-        np.minimum.at(state, plan.row_group, row_state)
-        self._gain_db = state[plan.group_of]
+        # While no listener's limiter is engaged, groups that differ only in silent
+        # sources mix once (the same samples, one array); otherwise every group of
+        # the plan mixes on its own, each from its members' limiter state.
+        if self._limiting:
+            mplan, merged_of = plan, list(range(len(plan.members)))
+            state = np.zeros(len(plan.members))
+            np.minimum.at(state, plan.group_of, self._gain_db)
+            start = state[plan.row_group]
+        else:
+            mplan, merged_of = self._merged(plan, sounding)
+            start = np.zeros(len(mplan.row_group))
+        out, row_state = limit(mplan.gains @ window, start, mplan.partner)
+        if row_state.any():
+            state = np.zeros(len(mplan.members))
+            np.minimum.at(state, mplan.row_group, row_state)
+            self._gain_db = state[np.asarray(merged_of)[plan.group_of]]
+            self._limiting = True
+        elif self._limiting:
+            self._gain_db = np.zeros(n)
+            self._limiting = False
         out = np.ascontiguousarray(out, dtype=np.float32)
-        if plan.partner is None:
+        if mplan.partner is None:
             rows = list(out)
         else:
             rows = [out[r] if c == 1 else np.ascontiguousarray(out[r : r + 2].T)
-                    for r, c in zip(plan.first_row, plan.channels, strict=True)]
+                    for r, c in zip(mplan.first_row, mplan.channels, strict=True)]
         for row in rows:
             row.flags.writeable = False  # one array serves several listeners
-        mixes = {pid: rows[g] for pid, g in zip(players, plan.group_of.tolist(), strict=True)}
+        group_rows = [rows[m] for m in merged_of]
+        mixes = dict(zip(players, [group_rows[g] for g in plan.group_of.tolist()], strict=True))
 
         if finished:
             self._playing = [c for c in self._playing if c.pos < c.samples.size]
             self._plan = None
-        self._distinct = len(rows)
+        self._distinct = len(plan.members)
         self._tick_us = (time.perf_counter() - t0) * 1e6
         return TickResult(
             mixes=mixes,
-            mouths=dict(zip(players, mouths.tolist(), strict=True)),
-            distinct=len(rows),
+            mouths=dict(zip(players, mouths, strict=True)),
+            distinct=len(plan.members),
             groups=list(plan.members),
         )
 

@@ -13,10 +13,15 @@ effects), so a whisperer's mouth moves for everyone who is shown it.
 - Hangover: when the speech stops the mouth closes linearly over `HANG`
   frames (140 ms) instead of snapping shut between syllables.
 
-All speakers are updated at once with array operations.
+The frames' energies are one array operation over all speakers; the rest
+is a short loop over plain floats, the floor kept as the ring turns. Each numpy call costs a few
+microseconds with cold caches (the voice tick runs every 20 ms between other
+work), far more than the arithmetic of 16 speakers (bench/ROOM.md).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -34,35 +39,52 @@ class MouthMeter:
     """Per-speaker mouth state; row i is speaker i of the mixer's player order."""
 
     def __init__(self, speakers: int = 0):
-        # frames x speakers: the minimum over axis 0 is a fast element-wise reduction
-        self._history = np.full((FLOOR_FRAMES, speakers), SILENT_DB)
+        # Per speaker: the last FLOOR_FRAMES levels (a ring) and their minimum, kept
+        # up to date as the ring turns (a scan only when the minimum leaves it).
+        self._history = [[SILENT_DB] * FLOOR_FRAMES for _ in range(speakers)]
+        self._floor = [SILENT_DB] * speakers
         self._pos = 0
-        self._hold = np.zeros(speakers)
-        self._hang = np.zeros(speakers, dtype=np.int64)
+        self._hold = [0.0] * speakers
+        self._hang = [0] * speakers
 
     def add(self) -> None:
         """Append a fresh speaker (as if silent until now)."""
-        self._history = np.hstack([self._history, np.full((FLOOR_FRAMES, 1), SILENT_DB)])
-        self._hold = np.append(self._hold, 0.0)
-        self._hang = np.append(self._hang, 0)
+        self._history.append([SILENT_DB] * FLOOR_FRAMES)
+        self._floor.append(SILENT_DB)
+        self._hold.append(0.0)
+        self._hang.append(0)
 
     def remove(self, row: int) -> None:
         """Forget speaker `row`; later rows move up by one."""
-        self._history = np.delete(self._history, row, axis=1)
-        self._hold = np.delete(self._hold, row)
-        self._hang = np.delete(self._hang, row)
+        for state in (self._history, self._floor, self._hold, self._hang):
+            del state[row]
 
-    def update(self, frames: np.ndarray) -> np.ndarray:
-        """Mouth openings (speakers,) for one frame per speaker (speakers x samples)."""
-        energy = np.einsum("ij,ij->i", frames, frames).astype(np.float64) / frames.shape[1]
-        level = 10.0 * np.log10(energy + 1e-10)
-        floor = self._history.min(axis=0)
-        self._history[self._pos] = level
-        self._pos = (self._pos + 1) % FLOOR_FRAMES
-        opening = np.minimum((level - floor - MARGIN_DB) * (1.0 / RANGE_DB), 1.0)
-        opening *= level >= GATE_DB
-        speaking = opening > 0.0
-        self._hold[speaking] = opening[speaking]
-        self._hang -= self._hang > 0
-        self._hang[speaking] = HANG
-        return np.where(speaking, opening, self._hold * (self._hang * (1.0 / HANG)))
+    def update(self, frames: np.ndarray) -> list[float]:
+        """Mouth openings, one per speaker, for one frame per speaker (speakers x samples)."""
+        return self.update_energies(np.einsum("ij,ij->i", frames, frames).tolist(), frames.shape[1])
+
+    def update_energies(self, energies: list[float], n: int) -> list[float]:
+        """`update` from each speaker's frame energy (its sum of squares over `n` samples)."""
+        pos = self._pos
+        self._pos = (pos + 1) % FLOOR_FRAMES
+        history, floors, hold, hang = self._history, self._floor, self._hold, self._hang
+        out = []
+        for i, energy in enumerate(energies):
+            level = 10.0 * math.log10(energy / n + 1e-10)
+            floor = floors[i]  # the minimum over the previous FLOOR_FRAMES frames
+            ring = history[i]
+            leaving, ring[pos] = ring[pos], level
+            if level <= floor:
+                floors[i] = level
+            elif leaving <= floor:
+                floors[i] = min(ring)
+            opening = min((level - floor - MARGIN_DB) * (1.0 / RANGE_DB), 1.0)
+            if opening > 0.0 and level >= GATE_DB:
+                hold[i] = opening
+                hang[i] = HANG
+                out.append(opening)
+            else:
+                if hang[i] > 0:
+                    hang[i] -= 1
+                out.append(hold[i] * (hang[i] * (1.0 / HANG)))
+        return out

@@ -1,8 +1,9 @@
-"""Listeners whose mixes are identical share one array object; `distinct` counts them."""
+"""Listeners whose mixes are identical share one array object; `distinct` counts the
+routing's groups (listeners with equal gain rows)."""
 
 import numpy as np
 
-from audio import CueBank, RoomMixer, Routing
+from audio import FRAME, CueBank, RoomMixer, Routing
 from audio.synth import tone
 from tests.audio.mixhelp import run
 
@@ -21,14 +22,54 @@ def _signals():
     return {p: tone(300 + 50 * i, 0.5, -30) for i, p in enumerate(PLAYERS)}
 
 
+def _talk(m, talkers, t=0):
+    """Two frames of each talker's tone (the jitter queue plays once it holds two), so
+    the next tick sounds every talker."""
+    for p, sig in _signals().items():
+        if p in talkers:
+            for k in (2 * t, 2 * t + 1):
+                m.push(p, sig[k * FRAME : (k + 1) * FRAME])
+
+
 def test_listeners_with_the_same_mix_share_one_array():
     # p0..p2 debate; p3..p5 are eliminated: muted, but they hear the debate.
     m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    _talk(m, PLAYERS[:3])
     res = m.tick()
     assert res.mixes["p3"] is res.mixes["p4"] is res.mixes["p5"]
     assert res.distinct == 4
     assert len({id(a) for a in res.mixes.values()}) == res.distinct
     assert sorted(res.groups) == [("p0",), ("p1",), ("p2",), ("p3", "p4", "p5")]
+
+
+def test_groups_that_differ_only_in_silent_voices_share_one_array():
+    # Only p0 talks: p1, p2 (who hear p0 and each other) and p3..p5 hear the very
+    # same samples, so the mix is made once; p0 hears silence. The routing's
+    # groups are still four.
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    _talk(m, ["p0"])
+    res = m.tick()
+    assert res.distinct == 4
+    assert res.mixes["p1"] is res.mixes["p2"] is res.mixes["p3"] is res.mixes["p5"]
+    assert np.abs(res.mixes["p1"]).max() > 0.01
+    assert not res.mixes["p0"].any()
+    # p1 starts talking too: p0 hears p1, p1 hears p0, and p2 (silent) hears both
+    # like p3..p5: three mixes.
+    _talk(m, ["p0", "p1"], 1)
+    res = m.tick()
+    assert len({id(a) for a in res.mixes.values()}) == 3
+    assert res.distinct == 4
+    assert res.mixes["p3"] is res.mixes["p4"]
+    assert res.mixes["p2"] is res.mixes["p3"]  # p2 is silent: p0 + p1 for both
+    np.testing.assert_array_equal(res.mixes["p2"], res.mixes["p5"])
+
+
+def test_everyone_silent_is_one_silent_array():
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    res = m.tick()
+    assert len({id(a) for a in res.mixes.values()}) == 1
+    assert not res.mixes["p0"].any()
+    assert res.distinct == 4
 
 
 def test_shared_mix_is_what_each_member_should_hear():
@@ -49,6 +90,7 @@ def test_shared_mix_is_read_only():
 def test_whisper_target_leaves_the_shared_group():
     m = _room(Routing(public=frozenset(PLAYERS[:3]), whisper={"p0": frozenset({"p4"})}))
     m.start_whisper("p0", "p4")
+    _talk(m, PLAYERS[:3])
     res = m.tick()
     assert res.mixes["p3"] is res.mixes["p5"]
     assert res.mixes["p4"] is not res.mixes["p3"]

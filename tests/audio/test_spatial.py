@@ -82,21 +82,30 @@ def test_listeners_with_equal_effective_gains_still_share_one_mix():
     # p2 and p3 are muted (eliminated) and hear p0 + p1: one group ...
     m = _room()
     m.set_routing(Routing(public=frozenset({"p0", "p1"})))
-    res = m.tick()
+    tones = _tones()
+    t = iter(range(10))
+
+    def tick():
+        k = next(t)
+        for p in ("p0", "p1"):
+            m.push(p, tones[p][k * 960 : (k + 1) * 960])
+        return m.tick()
+
+    res = tick()
     assert res.mixes["p2"] is res.mixes["p3"]
     # ... unless one of them changes a gain
     m.set_volumes("p2", {"p0": 0.7})
-    res = m.tick()
+    res = tick()
     assert res.mixes["p2"] is not res.mixes["p3"]
     assert res.distinct == 4
     # both setting the same gains: one group again
     m.set_volumes("p3", {"p0": 0.7})
-    res = m.tick()
+    res = tick()
     assert res.mixes["p2"] is res.mixes["p3"]
     assert res.distinct == 3
     # a gain for a voice they do not hear (p2 is silent) changes nothing heard: still shared
     m.set_volumes("p3", {"p0": 0.7, "p2": 0.2})
-    res = m.tick()
+    res = tick()
     assert res.mixes["p2"] is res.mixes["p3"]
     # back to 1 everywhere: the group of the start
     m.set_volumes("p2", {})
