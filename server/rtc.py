@@ -4,8 +4,9 @@ The voice loop (server/voice.py) owns the mixer; this module only moves audio
 between the network and it:
 
 - inbound: `MicDecoder` takes the place of aiortc's jitter buffer and
-  decodes each Opus packet (aiortc's decoder: s16, 48 kHz, packed stereo)
-  as it arrives, turns it into float32 mono and calls `on_pcm(pid, pcm, ts)`
+  decodes each Opus packet as it arrives (libopus called directly, float32
+  mono; or aiortc's decoder, s16 stereo turned into float32 mono) and calls
+  `on_pcm(pid, pcm, ts)`
   (`ts`: the packet's RTP time, 48 kHz units, for the mixer's playout timing):
   no decoder thread hand-off, no task per frame. Once negotiated,
   `server.rtp_in.RtpIn` hands it the packets straight from the socket's
@@ -59,7 +60,15 @@ from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtp import RtpPacket
 from aiortc.utils import random16, random32, uint16_gt
 
-from server.opus import FRAME, SAMPLE_RATE, frame_to_mono, make_packet
+from server.opus import (
+    FRAME,
+    SAMPLE_RATE,
+    DirectDecoder,
+    OpusError,
+    direct_decoder,
+    frame_to_mono,
+    make_packet,
+)
 from server.rtp_in import RtpIn, receive_directly
 from server.srtp import FastSrtp, fast_srtp
 
@@ -524,29 +533,49 @@ class MicDecoder(ImmediateJitterBuffer):
     aiortc would queue the packet to a decoder thread, which hands every frame
     back with `run_coroutine_threadsafe` (a task, a future and a wake-up of the
     loop per frame) to a track read by one more task per peer. The decoder is
-    aiortc's own (s16 stereo), so the samples are the same.
+    libopus called directly (`server.opus.DirectDecoder`: float mono, soft-clipped
+    as libopus's 16-bit output is) or, where that is not available or
+    `SUSSURRO_OPUS=pyav`, aiortc's own (s16 stereo, turned into float mono).
+    Either way a packet gives one frame of as many samples as it holds, timed
+    by its RTP timestamp.
     """
 
     def __init__(self, peer: Peer, on_pcm: Callable[[str, np.ndarray, int | None], None]) -> None:
         super().__init__()
         self._peer = peer
         self._on_pcm = on_pcm
-        self._decoder = AiortcOpusDecoder()
+        self._direct: DirectDecoder | None = direct_decoder()
+        self._decoder = AiortcOpusDecoder() if self._direct is None else None
         self.errors = 0
 
     def add(self, packet) -> tuple[bool, JitterFrame | None]:
         _, frame = super().add(packet)
-        if frame is not None and not self._peer.closed:
+        if frame is None or self._peer.closed or not frame.data:
+            # An empty payload holds no audio; aiortc's decoder would take it for the
+            # end of the stream (an empty av.Packet flushes) and refuse all that follows.
+            return False, None
+        direct = self._direct
+        if direct is not None:
             try:
-                frames = self._decoder.decode(frame)
-            except av.FFmpegError:
+                pcm = direct.decode(frame.data)
+            except OpusError:
                 self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
                 return False, None
             try:
-                for f in frames:
-                    _deliver(self._peer, f, self._on_pcm)
-            except Exception:  # never into aiortc's receive loop
+                _deliver_pcm(self._peer, pcm, frame.timestamp, self._on_pcm)
+            except Exception:  # never into the receive path
                 log.exception("mic decoder of %s failed", self._peer.pid)
+            return False, None
+        try:
+            frames = self._decoder.decode(frame)
+        except av.FFmpegError:
+            self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
+            return False, None
+        try:
+            for f in frames:
+                _deliver(self._peer, f, self._on_pcm)
+        except Exception:  # never into aiortc's receive loop
+            log.exception("mic decoder of %s failed", self._peer.pid)
         return False, None
 
 
@@ -561,15 +590,20 @@ def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
     else:
         frames = [frame]
     for f in frames:
-        peer.frames_in += 1
-        pcm = frame_to_mono(f)
-        if not np.any(np.abs(pcm) > SILENCE_PEAK):
-            # Opus decodes digital silence to +-2 LSB of dither; exact
-            # zeros let the voice loop see identical silent mixes and
-            # share (or skip) their encodes.
-            pcm = np.zeros_like(pcm)
-            peer.silent_in += 1
-        on_pcm(peer.pid, pcm, f.pts if frame.sample_rate == SAMPLE_RATE else None)
+        _deliver_pcm(peer, frame_to_mono(f), f.pts if frame.sample_rate == SAMPLE_RATE else None,
+                     on_pcm)
+
+
+def _deliver_pcm(peer: Peer, pcm: np.ndarray, ts: int | None, on_pcm) -> None:
+    """float32 mono 48 kHz samples of one mic frame -> on_pcm(pid, pcm, ts), counted."""
+    peer.frames_in += 1
+    if not np.any(np.abs(pcm) > SILENCE_PEAK):
+        # Opus decodes digital silence to +-2 LSB of dither; exact
+        # zeros let the voice loop see identical silent mixes and
+        # share (or skip) their encodes.
+        pcm = np.zeros_like(pcm)
+        peer.silent_in += 1
+    on_pcm(peer.pid, pcm, ts)
 
 
 async def _read_mic(peer: Peer, remote: MediaStreamTrack, on_pcm) -> None:
