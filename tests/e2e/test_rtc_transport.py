@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from server import rtp_in, srtp
+from server import opus, rtp_in, srtp
 from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
@@ -42,11 +42,19 @@ def test_opus_round_trip_keeps_a_tone():
 
 
 @pytest.mark.slow
-async def test_tone_goes_up_and_mix_comes_down():
+@pytest.mark.parametrize("codec", ["direct", "pyav"])
+async def test_tone_goes_up_and_mix_comes_down(codec, monkeypatch):
+    """Issue 15: libopus is called directly (server/opus.py) for the mic decoder and the
+    mix encoder; with SUSSURRO_OPUS=pyav (the fallback, forced here) PyAV's encoder and
+    aiortc's decoder carry the same audio."""
+    monkeypatch.setenv(opus.ENV, codec)
+    opus.reset()
     got: list[np.ndarray] = []
     client, offer = await _offer()
     peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda pid, pcm, ts: got.append(pcm))
     try:
+        decoder = peer.pc.getTransceivers()[0].receiver._RTCRtpReceiver__jitter_buffer
+        assert (decoder._direct is not None) is (codec == "direct")
         assert "opus/48000" in answer and "usedtx=1" in answer
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
@@ -62,9 +70,11 @@ async def test_tone_goes_up_and_mix_comes_down():
         assert tone_db(steady(up, 0.5), 440) > -16
         assert tone_db(steady(down, 0.5), 880) > -16
         assert tone_db(steady(down, 0.5), 440) < -70  # the server only sent 880 Hz
+        assert enc.direct is (codec == "direct") and decoder.errors == 0
     finally:
         await client.close()
         await peer.close()
+        opus.reset()
 
 
 def _stats(report, kind: str) -> list:
