@@ -69,7 +69,9 @@ class OpusError(Exception):
 
 # ----------------------------------------------------------------- libopus through ctypes
 
-ENV = "SUSSURRO_OPUS"  # "pyav": use PyAV's (FFmpeg's) and aiortc's codecs, never libopus directly
+# "pyav": use PyAV's (FFmpeg's) and aiortc's codecs, never libopus directly; unset (or
+# anything else): libopus directly where it loads and passes the check
+ENV = "SUSSURRO_OPUS"
 MAX_PACKET = 4000  # bytes: what libopus recommends as an encode's output room
 MAX_SAMPLES = 5760  # 120 ms at 48 kHz: the longest packet Opus can carry
 
@@ -345,6 +347,8 @@ class DirectDecoder:
     def decode(self, payload: bytes) -> np.ndarray:
         """Decode one payload (not empty: libopus takes that for a lost packet) into a new
         float32 array of as many samples as the packet holds."""
+        if type(payload) is not bytes:  # ctypes passes bytes without a copy, and only bytes
+            payload = bytes(payload)
         n = self._decode(self._st, payload, len(payload), self._addr, MAX_SAMPLES, 0)
         if n < 0:
             raise self._lib.error("opus_decode_float", n)

@@ -242,6 +242,26 @@ def test_mic_decoder_delivers_the_same_pcm_and_times_on_both_paths(monkeypatch):
     assert abs(_db(tone) - _db(_tone(20))) < 1.0
 
 
+def test_a_stereo_mic_stream_decodes_to_the_same_mono_on_both_paths(monkeypatch):
+    """A browser may send stereo Opus: libopus's mono decoder downmixes it as the
+    fallback's average of aiortc's two channels does."""
+    enc = OpusEncoder(channels=2)
+    left, right = _tone(20, 440, 0.3), _tone(20, 660, 0.1)
+    stereo = np.stack([left, right], axis=1)
+    payloads = [enc.encode(stereo[i * FRAME:(i + 1) * FRAME]) for i in range(20)]
+    packets = [MicPacket(i, i * FRAME, 1, 111, bytearray(p)) for i, p in enumerate(payloads)]
+    _, _, direct = _run_mic(packets)
+    _force_pyav(monkeypatch)
+    _, _, fallback = _run_mic([MicPacket(p.sequence_number, p.timestamp, 1, 111, bytes(p._data))
+                               for p in packets])
+    assert len(direct) == len(fallback) == 20
+    for (a, ta), (b, tb) in zip(direct, fallback, strict=True):
+        assert ta == tb and len(a) == len(b) == FRAME
+        assert float(np.max(np.abs(a - b))) <= 2 / 32768
+    mono = np.concatenate([p for p, _ in direct[10:]])
+    assert abs(_db(mono) - _db((left + right)[-10 * FRAME:] / 2)) < 1.0
+
+
 def test_mic_decoder_zeroes_digital_silence_and_keeps_quiet_speech(monkeypatch):
     enc = OpusEncoder()
     quiet = _tone(10, 440, 0.003)  # -53 dBFS: speech far away, not silence
