@@ -96,6 +96,13 @@ class _Plan:
     merged: dict[tuple[int, ...], tuple[_Plan, list[int]]] = field(default_factory=dict)
 
 
+def _silent(channels: int) -> np.ndarray:
+    """A read-only silent mix: FRAME samples (mono) or FRAME x 2 (stereo)."""
+    a = np.zeros(FRAME if channels == 1 else (FRAME, 2), dtype=np.float32)
+    a.flags.writeable = False
+    return a
+
+
 def _build(members_of: list, rows_of: list[np.ndarray], keys: list[bytes]) -> _Plan:
     """Group the members (players, or groups being merged) whose `keys` are equal;
     each group mixes with its first member's rows (1 row mono, 2 stereo)."""
@@ -137,10 +144,15 @@ class RoomMixer:
         self._effects: dict[str, object] = {}  # speaker -> effect instance
         self._quiet: dict[str, int] = {}  # speaker with an effect -> silent frames in a row
         self._playing: list[_Cue] = []
-        self._tails = np.zeros((0, LOOKAHEAD), dtype=np.float32)
+        # The sources' window, kept from tick to tick: one row per speaker (look-ahead,
+        # then this tick's frame; a silent speaker's frame part stays zero), then the
+        # rows of the cues playing (as many as ever played at once).
+        self._window = np.zeros((0, WINDOW), dtype=np.float32)
+        self._ahead_dirty = False  # some speaker's look-ahead part may be non-zero
         self._gain_db = np.zeros(0)
         self._limiting = False  # some listener's limiter gain is below 0 dB
         self._tail_live: list[bool] = []  # speaker -> last tick's frame was written
+        self._silence = {c: _silent(c) for c in (1, 2)}  # channels -> the shared silent mix
         self._mouths = MouthMeter()
         self._plan: _Plan | None = None
         self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
@@ -162,9 +174,9 @@ class RoomMixer:
         """Add a speaker/listener (no-op if present). Heard by nobody until routed."""
         if pid in self._queues:
             return
+        self._window = np.insert(self._window, len(self._players), 0.0, axis=0)
         self._players.append(pid)
         self._queues[pid] = JitterQueue()
-        self._tails = np.vstack([self._tails, np.zeros((1, LOOKAHEAD), dtype=np.float32)])
         self._gain_db = np.append(self._gain_db, 0.0)
         self._tail_live.append(False)
         self._mouths.add()
@@ -183,7 +195,7 @@ class RoomMixer:
         row = self._players.index(pid)
         self._players.pop(row)
         del self._queues[pid]
-        self._tails = np.delete(self._tails, row, axis=0)
+        self._window = np.delete(self._window, row, axis=0)
         self._gain_db = np.delete(self._gain_db, row)
         del self._tail_live[row]
         self._mouths.remove(row)
@@ -383,10 +395,17 @@ class RoomMixer:
         # no tail of last frame in the look-ahead) leave their rows at zero and
         # their columns out of this tick's grouping: the usual room has a few
         # talkers and many listeners, and every numpy call counts (bench/ROOM.md).
-        window = np.zeros((n + len(self._playing), WINDOW), dtype=np.float32)
-        tails = self._tails
-        if any(self._tail_live):
-            window[:n, :LOOKAHEAD] = tails
+        # The window is kept between ticks and only the rows that change are written.
+        rows_needed = n + len(self._playing)
+        if self._window.shape[0] < rows_needed:
+            grow = np.zeros((rows_needed - self._window.shape[0], WINDOW), dtype=np.float32)
+            self._window = np.vstack([self._window, grow])
+        window = self._window
+        was_live = self._tail_live
+        if self._ahead_dirty or any(was_live):
+            # last tick's last LOOKAHEAD samples (zero for whoever was silent)
+            window[:n, :LOOKAHEAD] = window[:n, FRAME:]
+            self._ahead_dirty = any(was_live)
         energies = [0.0] * n
         live = [False] * n
         queues, effects = self._queues, self._effects
@@ -400,16 +419,19 @@ class RoomMixer:
             if frame is not _SILENT_FRAME:
                 window[i, LOOKAHEAD:] = frame
                 live[i] = True
-        sounding = tuple(i for i in range(n) if live[i] or self._tail_live[i])
+            elif was_live[i]:
+                window[i, LOOKAHEAD:] = 0.0
+        sounding = tuple(i for i in range(n) if live[i] or was_live[i])
         self._tail_live = live
-        self._tails = window[:n, FRAME:].copy() if any(live) else np.zeros_like(tails)
         finished = False
         for j, cue in enumerate(self._playing):
             seg = cue.samples[cue.pos : cue.pos + WINDOW]
             window[n + j, : seg.size] = seg
+            window[n + j, seg.size :] = 0.0
             cue.pos += FRAME
             finished |= cue.pos >= cue.samples.size
-        sounding += tuple(range(n, n + len(self._playing)))
+        sounding += tuple(range(n, rows_needed))
+        window = window[:rows_needed]
 
         mouths = self._mouths.update_energies(energies, FRAME)
 
@@ -424,6 +446,10 @@ class RoomMixer:
         else:
             mplan, merged_of = self._merged(plan, sounding)
             start = np.zeros(len(mplan.row_group))
+        if not sounding and not self._limiting:
+            # Nothing sounds: every mix is silence, one array per channel count.
+            rows = [self._silence[c] for c in mplan.channels]
+            return self._result(t0, plan, players, mouths, [rows[m] for m in merged_of], finished)
         out, row_state = limit(mplan.gains @ window, start, mplan.partner)
         if row_state.any():
             state = np.zeros(len(mplan.members))
@@ -441,9 +467,12 @@ class RoomMixer:
                     for r, c in zip(mplan.first_row, mplan.channels, strict=True)]
         for row in rows:
             row.flags.writeable = False  # one array serves several listeners
-        group_rows = [rows[m] for m in merged_of]
-        mixes = dict(zip(players, [group_rows[g] for g in plan.group_of.tolist()], strict=True))
+        return self._result(t0, plan, players, mouths, [rows[m] for m in merged_of], finished)
 
+    def _result(self, t0: float, plan: _Plan, players: list[str], mouths: list[float],
+                group_rows: list[np.ndarray], finished: bool) -> TickResult:
+        """The tick's result from each routing group's mix (`group_rows`)."""
+        mixes = dict(zip(players, [group_rows[g] for g in plan.group_of.tolist()], strict=True))
         if finished:
             self._playing = [c for c in self._playing if c.pos < c.samples.size]
             self._plan = None

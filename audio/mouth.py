@@ -46,6 +46,9 @@ class MouthMeter:
         self._pos = 0
         self._hold = [0.0] * speakers
         self._hang = [0] * speakers
+        # silent frames (energy 0) in a row: from FLOOR_FRAMES on the ring holds
+        # SILENT_DB only and the mouth is shut, so such a frame changes nothing
+        self._silent_run = [FLOOR_FRAMES] * speakers
 
     def add(self) -> None:
         """Append a fresh speaker (as if silent until now)."""
@@ -53,10 +56,11 @@ class MouthMeter:
         self._floor.append(SILENT_DB)
         self._hold.append(0.0)
         self._hang.append(0)
+        self._silent_run.append(FLOOR_FRAMES)
 
     def remove(self, row: int) -> None:
         """Forget speaker `row`; later rows move up by one."""
-        for state in (self._history, self._floor, self._hold, self._hang):
+        for state in (self._history, self._floor, self._hold, self._hang, self._silent_run):
             del state[row]
 
     def update(self, frames: np.ndarray) -> list[float]:
@@ -68,8 +72,16 @@ class MouthMeter:
         pos = self._pos
         self._pos = (pos + 1) % FLOOR_FRAMES
         history, floors, hold, hang = self._history, self._floor, self._hold, self._hang
+        silent_run = self._silent_run
         out = []
         for i, energy in enumerate(energies):
+            if energy == 0.0:
+                if silent_run[i] >= FLOOR_FRAMES:
+                    out.append(0.0)  # a long silence goes on: nothing to update
+                    continue
+                silent_run[i] += 1
+            else:
+                silent_run[i] = 0
             level = 10.0 * math.log10(energy / n + 1e-10)
             floor = floors[i]  # the minimum over the previous FLOOR_FRAMES frames
             ring = history[i]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from audio import FRAME, RoomMixer, Routing
+from audio import FRAME, CueBank, RoomMixer, Routing
 from audio.jitter import FADE
 from audio.synth import speech_like, tone
 from tests.audio.mixhelp import run
@@ -60,6 +60,29 @@ def test_joining_player_does_not_disturb_the_others_streams():
     for t in range(90):
         if t == 40:
             m.add_player("c")
+        m.push("a", x[t * FRAME : (t + 1) * FRAME])
+        out.append(m.tick().mixes["b"])
+    out = np.concatenate(out)
+    delay = int(np.argmax(out != 0)) - 1
+    body = out[delay + FADE :]
+    np.testing.assert_array_equal(body, x[FADE : FADE + body.size])
+
+
+def test_leaving_player_and_cues_do_not_disturb_the_others_streams():
+    # The window of sources is kept between ticks: a player before the talker
+    # leaving (rows move up) and cue rows coming and going must leave the talker's
+    # stream an exact copy, look-ahead included.
+    m = RoomMixer(cues=CueBank({"ding": tone(1000, 0.05, -20.0)}))
+    for p in ("z", "a", "b"):
+        m.add_player(p)
+    m.set_routing(Routing(public=frozenset({"z", "a", "b"})))
+    x = tone(300, 2.0, -12.0)
+    out = []
+    for t in range(90):
+        if t == 30:
+            m.play_cue("ding", ["z"])
+        if t == 40:
+            m.remove_player("z")
         m.push("a", x[t * FRAME : (t + 1) * FRAME])
         out.append(m.tick().mixes["b"])
     out = np.concatenate(out)

@@ -30,6 +30,20 @@ def test_cue_plays_sample_exact_across_frames_to_chosen_listeners_only():
     assert m.stats()["cues_playing"] == 0
 
 
+def test_cue_ending_mid_frame_is_followed_by_exact_silence_then_plays_again_exactly():
+    # 2.5 frames: the last tick holds half a frame of cue and must be silence after
+    # it, whatever the cue's row held the tick before; played again, it is the same.
+    ding = tone(1000, 0.05, -12)
+    m = _room(CueBank({"ding": ding}))
+    m.play_cue("ding", ["a"])
+    first, _, _ = run(m, {}, 5)
+    m.play_cue("ding", ["a"])
+    again, _, _ = run(m, {}, 5)
+    for mixes in (first, again):
+        np.testing.assert_array_equal(mixes["a"][: ding.size], ding)
+        assert not mixes["a"][ding.size :].any()
+
+
 def test_cue_is_added_on_top_of_the_voices_heard():
     m = _room(CueBank({"ding": tone(1000, 1.5, -20)}))
     m.play_cue("ding", ["b"])

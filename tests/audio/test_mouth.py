@@ -42,6 +42,43 @@ def test_mouth_opens_within_60_ms_of_speech_over_a_fan():
     assert (first + 1) * FRAME_S - onset <= 0.060
 
 
+def _reference_levels(frames):
+    """The meter's rule written with arrays (how it was first written): the floor is
+    the minimum of the last FLOOR_FRAMES levels, a hangover closes the mouth."""
+    from audio.mouth import FLOOR_FRAMES, GATE_DB, HANG, MARGIN_DB, RANGE_DB, SILENT_DB
+
+    history = np.full((FLOOR_FRAMES, frames.shape[1]), SILENT_DB)
+    hold, hang, out = np.zeros(frames.shape[1]), np.zeros(frames.shape[1], int), []
+    for k, frame in enumerate(frames):
+        level = 10.0 * np.log10(np.sum(frame.astype(np.float64) ** 2, axis=1) / FRAME + 1e-10)
+        floor = history.min(axis=0)
+        history[k % FLOOR_FRAMES] = level
+        opening = np.minimum((level - floor - MARGIN_DB) / RANGE_DB, 1.0) * (level >= GATE_DB)
+        speaking = opening > 0.0
+        hold[speaking] = opening[speaking]
+        hang -= hang > 0
+        hang[speaking] = HANG
+        out.append(np.where(speaking, opening, hold * hang / HANG))
+    return np.array(out)
+
+
+def test_meter_matches_its_rule_through_long_silences_and_speech():
+    # Three speakers: speech after 2 s of digital silence, speech over a fan with
+    # silent gaps longer than the floor's memory, and silence only. The meter
+    # skips the work of a long silence; what it reports must not change.
+    n = 6 * SAMPLE_RATE
+    a = speech_like(6.0, seed=3, start=2.0, stop=5.0)
+    b = _fan(6.0, -45.0, seed=4) + speech_like(6.0, seed=5, start=0.5, stop=1.5, level_db=-20.0)
+    b[int(2.0 * SAMPLE_RATE) : int(4.5 * SAMPLE_RATE)] = 0.0
+    x = np.stack([a[:n], b[:n], np.zeros(n, np.float32)]).astype(np.float32)
+    frames = x.reshape(3, -1, FRAME).transpose(1, 0, 2)  # frames x speakers x samples
+    meter = MouthMeter(3)
+    got = np.array([meter.update(f) for f in frames])
+    want = _reference_levels(frames)
+    np.testing.assert_allclose(got, want, atol=1e-4)
+    assert got[:, 0].max() > 0.5 and got[:, 1].max() > 0.5 and not got[:, 2].any()
+
+
 def test_silence_never_moves_the_mouth():
     assert not _levels(np.zeros(3 * SAMPLE_RATE, dtype=np.float32)).any()
 
