@@ -594,10 +594,22 @@ def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
                      on_pcm)
 
 
+# A frame whose sum of squares is above this times its length has a sample above the
+# peak (with a margin for float32 rounding): one dot product settles speech.
+_LOUDER_THAN_SILENCE = SILENCE_PEAK * SILENCE_PEAK * 1.001
+
+
+def _digital_silence(pcm: np.ndarray) -> bool:
+    """True if no sample of `pcm` is above SILENCE_PEAK in magnitude."""
+    if float(np.dot(pcm, pcm)) > pcm.size * _LOUDER_THAN_SILENCE:
+        return False
+    return not np.any(np.abs(pcm) > SILENCE_PEAK)
+
+
 def _deliver_pcm(peer: Peer, pcm: np.ndarray, ts: int | None, on_pcm) -> None:
     """float32 mono 48 kHz samples of one mic frame -> on_pcm(pid, pcm, ts), counted."""
     peer.frames_in += 1
-    if not np.any(np.abs(pcm) > SILENCE_PEAK):
+    if _digital_silence(pcm):
         # Opus decodes digital silence to +-2 LSB of dither; exact
         # zeros let the voice loop see identical silent mixes and
         # share (or skip) their encodes.
