@@ -412,7 +412,10 @@ class RoomMixer:
         for i, pid in enumerate(players):
             frame = queues[pid].pop()
             if frame is not _SILENT_FRAME:
-                energies[i] = float(np.dot(frame, frame))
+                energy = float(np.dot(frame, frame))
+                if energy == 0.0 and not frame.any():
+                    frame = _SILENT_FRAME  # pushed digital silence (a mic without DTX)
+                energies[i] = energy
             effect = effects.get(pid)
             if effect is not None:
                 frame = self._apply_effect(pid, effect, frame)

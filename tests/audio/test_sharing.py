@@ -64,6 +64,19 @@ def test_groups_that_differ_only_in_silent_voices_share_one_array():
     np.testing.assert_array_equal(res.mixes["p2"], res.mixes["p5"])
 
 
+def test_a_speaker_sending_digital_silence_counts_as_silent():
+    # p2's mic sends frames of exact zeros (no DTX): p1 and p3..p5 still hear the
+    # same samples as when p2 sends nothing, so they share one mix.
+    m = _room(Routing(public=frozenset(PLAYERS[:3])))
+    for _ in range(3):
+        _talk(m, ["p0"])
+        m.push("p2", np.zeros(2 * FRAME, np.float32))
+        res = m.tick()
+    assert res.mixes["p1"] is res.mixes["p2"] is res.mixes["p3"]
+    assert np.abs(res.mixes["p1"]).max() > 0.01
+    assert len({id(a) for a in res.mixes.values()}) == 2
+
+
 def test_everyone_silent_is_one_silent_array():
     m = _room(Routing(public=frozenset(PLAYERS[:3])))
     res = m.tick()
