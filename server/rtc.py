@@ -4,11 +4,13 @@ The voice loop (server/voice.py) owns the mixer; this module only moves audio
 between the network and it:
 
 - inbound: `MicDecoder` takes the place of aiortc's jitter buffer and
-  decodes each Opus packet as it arrives (libopus called directly, float32
-  mono; or aiortc's decoder, s16 stereo turned into float32 mono) and calls
+  decodes each Opus packet (libopus called directly, float32 mono; or
+  aiortc's decoder, s16 stereo turned into float32 mono) and calls
   `on_pcm(pid, pcm, ts)`
   (`ts`: the packet's RTP time, 48 kHz units, for the mixer's playout timing):
-  no decoder thread hand-off, no task per frame. Once negotiated,
+  no decoder thread hand-off, no task per frame. While the voice loop runs,
+  a `MicBatch` holds the packets until its next tick, which decodes them back
+  to back with their arrival times (`on_pcm(pid, pcm, ts, at)`). Once negotiated,
   `server.rtp_in.RtpIn` hands it the packets straight from the socket's
   callback (SRTP unprotected, header read), without aiortc's receive task;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
