@@ -53,19 +53,24 @@ def test_limiter_stays_under_full_scale_through_routing_changes():
         assert np.abs(mixes[p]).max() <= 1.0
 
 
-def test_joining_player_does_not_disturb_the_others_streams():
-    m = _room(["a", "b"], public=frozenset({"a", "b", "c"}))
+def _assert_a_reaches_b_exactly(m: RoomMixer, on_tick) -> None:
+    """`a` speaks a tone for 90 ticks (`on_tick(t)` before each); `b` hears an exact,
+    delayed copy after the fade-in."""
     x = tone(300, 2.0, -12.0)
     out = []
     for t in range(90):
-        if t == 40:
-            m.add_player("c")
+        on_tick(t)
         m.push("a", x[t * FRAME : (t + 1) * FRAME])
         out.append(m.tick().mixes["b"])
     out = np.concatenate(out)
     delay = int(np.argmax(out != 0)) - 1
     body = out[delay + FADE :]
     np.testing.assert_array_equal(body, x[FADE : FADE + body.size])
+
+
+def test_joining_player_does_not_disturb_the_others_streams():
+    m = _room(["a", "b"], public=frozenset({"a", "b", "c"}))
+    _assert_a_reaches_b_exactly(m, lambda t: m.add_player("c") if t == 40 else None)
 
 
 def test_leaving_player_and_cues_do_not_disturb_the_others_streams():
@@ -76,19 +81,14 @@ def test_leaving_player_and_cues_do_not_disturb_the_others_streams():
     for p in ("z", "a", "b"):
         m.add_player(p)
     m.set_routing(Routing(public=frozenset({"z", "a", "b"})))
-    x = tone(300, 2.0, -12.0)
-    out = []
-    for t in range(90):
+
+    def change(t):
         if t == 30:
             m.play_cue("ding", ["z"])
         if t == 40:
             m.remove_player("z")
-        m.push("a", x[t * FRAME : (t + 1) * FRAME])
-        out.append(m.tick().mixes["b"])
-    out = np.concatenate(out)
-    delay = int(np.argmax(out != 0)) - 1
-    body = out[delay + FADE :]
-    np.testing.assert_array_equal(body, x[FADE : FADE + body.size])
+
+    _assert_a_reaches_b_exactly(m, change)
 
 
 def test_stats_report_counters_depths_and_activity_per_speaker():

@@ -13,15 +13,7 @@ import pytest
 from server import opus
 from server.rtc import MicBatch, MicDecoder, Peer
 from server.voice import PERIOD, RoomVoice
-from tests.server.test_opus_direct import _mic_stream, _run_mic
-
-
-@pytest.fixture(autouse=True)
-def _fresh_check(monkeypatch):
-    monkeypatch.delenv(opus.ENV, raising=False)
-    opus.reset()
-    yield
-    opus.reset()
+from tests.server.test_opus_direct import _fresh_check, _mic_stream, _run_mic  # noqa: F401
 
 
 def _held(packets, batch: MicBatch):
