@@ -13,7 +13,8 @@ import pytest
 
 from tests.browser.harness import i18n, join_room, launch_player, wait_until
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# A four-page game with voice loads both cores: such games run one at a time (one xdist group).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("voice-games")]
 
 I18N = {lang: i18n(lang) for lang in ("it", "fr", "en")}
 # Tones chosen so no 2nd/3rd-order intermodulation product of any two or three of
