@@ -29,4 +29,14 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)
   fi
 fi
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@"
+# Two stages: every test but the solo ones on two workers, then the solo ones (real-time
+# voice in several browser pages, see tests/conftest.py) one at a time, alone on the machine.
+# Exit status 5 means a stage selected no test (e.g. `-m "not slow"` or one test file).
+set +e
+.venv/bin/python -m pytest -n 2 --dist loadgroup -q --solo=skip "$@"; first=$?
+.venv/bin/python -m pytest -q --solo=only "$@"; second=$?
+for rc in "$first" "$second"; do
+  if [ "$rc" != 0 ] && [ "$rc" != 5 ]; then exit "$rc"; fi
+done
+if [ "$first" = 5 ] && [ "$second" = 5 ]; then exit 5; fi
+exit 0

@@ -6,6 +6,32 @@ import pytest
 
 from tests.support.server_proc import ServerProc
 
+# Tests marked `solo` measure real-time voice in several browser pages at once (who hears
+# whom, by spectrum, in Web Audio). On a 2-core machine another heavy test beside them
+# starves their audio, which proves nothing about the code. scripts/test.sh runs the
+# suite in two stages: everything else on two workers (`--solo=skip`), then the solo
+# tests one at a time with the machine to themselves (`--solo=only`).
+SOLO_CHOICES = ("with", "skip", "only")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--solo", choices=SOLO_CHOICES, default="with",
+                     help="tests marked solo: run them with the others (default), skip them, "
+                          "or run only them")
+
+
+def pytest_collection_modifyitems(config, items):
+    mode = config.getoption("--solo")
+    if mode == "with":
+        return
+    keep, drop = [], []
+    for item in items:
+        solo = item.get_closest_marker("solo") is not None
+        (keep if solo == (mode == "only") else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
 
 @pytest.fixture
 def server(tmp_path):

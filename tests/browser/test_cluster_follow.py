@@ -10,7 +10,8 @@ import pytest
 from tests.browser.harness import create_room, join_room, launch_player, wait_until
 from tests.support.cluster_proc import ClusterProc
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("cluster")]
+# Two pages with voice and two server nodes: it runs alone (solo, see tests/conftest.py).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo]
 
 
 def test_pages_follow_their_room_to_another_node_with_voice(pw, tmp_path):

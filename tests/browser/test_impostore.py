@@ -14,8 +14,8 @@ import pytest
 from tests.browser.harness import i18n, join_room, launch_player, wait_until
 from tests.browser.test_game_voice import assert_silent, hears, silent_now
 
-# A four-page game with voice loads both cores: such games run one at a time (one xdist group).
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("voice-games")]
+# A four-page game with voice loads both cores: it runs alone (solo, see tests/conftest.py).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo]
 
 IT = i18n("it")
 TONES = {"Ada": 520.0, "Bruno": 700.0, "Carla": 960.0, "Dario": 1300.0}

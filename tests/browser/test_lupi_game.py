@@ -22,9 +22,9 @@ from server.rtc_client import Tone
 from tests.browser.bot_thread import BotThread, lupi_policy
 from tests.browser.harness import create_room, launch_player, wait_until
 
-# A four-page game with voice loads both cores: such games run one at a time (one xdist group).
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300),
-              pytest.mark.xdist_group("voice-games")]
+# A page and bots with voice through a whole game load both cores: it runs alone (solo, see
+# tests/conftest.py).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300), pytest.mark.solo]
 
 TIMERS = {"night": 5, "seer": 5, "wolves": 8, "day": 60, "vote": 60, "defence": 30}
 BOT_TONES = [700.0, 960.0, 1300.0, 1700.0]

@@ -16,7 +16,9 @@ from server.rtc_client import Tone
 from tests.browser.bot_thread import BotThread
 from tests.browser.harness import create_room, launch_player, wait_until
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# Voices measured left and right in the page while bots talk: it runs alone (solo, see
+# tests/conftest.py); beside another heavy test, a starved page's stereo measure drifts.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo]
 
 LOWERED, MUTED = 700.0, 1300.0  # the two bots' tones (exact Hz, far apart)
 HEARD_DB = -50.0
