@@ -13,8 +13,8 @@ import pytest
 
 from tests.browser.harness import i18n, join_room, launch_player, wait_until
 
-# A four-page game with voice loads both cores: such games run one at a time (one xdist group).
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("voice-games")]
+# A four-page game with voice loads both cores: it runs alone (solo, see tests/conftest.py).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo]
 
 I18N = {lang: i18n(lang) for lang in ("it", "fr", "en")}
 # Tones chosen so no 2nd/3rd-order intermodulation product of any two or three of
@@ -115,12 +115,14 @@ def test_four_pages_play_a_whole_game_with_voice(server, table):
     join(dario, server, code, by="link")
     wait_until(lambda: ada.page.locator(".player-row").count() == 4, what="four in the lobby")
 
-    # The host's settings: one power, the Muto; short timers. Others read them only.
+    # The host's settings: one power, the Muto; the timers. Others read them only.
     set_option(ada, lambda: ada.page.click("#opt-powers-pick"),
                "s.room.settings.options.powers.length === 0", "powers picked by host")
     set_option(ada, lambda: ada.page.check("input[name=power][value=muto]"),
                "s.room.settings.options.powers.join() === 'muto'", "the Muto in play")
-    for key, seconds in (("clue", 25), ("debate", 60), ("vote", 30)):
+    # Long enough that no turn or phase runs out while the test listens to the voices (a
+    # slow machine spends a minute and more on it): the turns are played, never skipped.
+    for key, seconds in (("clue", 300), ("debate", 600), ("vote", 300)):
         ada.page.fill(f"#opt-timer-{key}", str(seconds))
         ada.page.press(f"#opt-timer-{key}", "Tab")
         wait_until(lambda key=key, seconds=seconds: ada.state(f"s.room.settings.options.timers.{key}") == seconds,
