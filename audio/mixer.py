@@ -63,6 +63,10 @@ __all__ = ["RoomMixer", "TickResult"]
 
 WINDOW = FRAME + LOOKAHEAD
 EFFECT_REST_FRAMES = 50
+# Merged plans kept per plan (one per set of sounding speakers). A phase usually sees a
+# handful of sets; a long one with many talkers coming and going could see thousands.
+# Past this many, the oldest set is forgotten (it is rebuilt if it comes back).
+MERGED_CACHE = 64
 
 
 @dataclass
@@ -364,9 +368,12 @@ class RoomMixer:
     def _merged(self, plan: _Plan, sounding: tuple[int, ...]) -> tuple[_Plan, list[int]]:
         """`plan` with its groups merged where their rows agree on the `sounding`
         sources (the others are silent this tick, so their columns add nothing),
-        and the merged group of each of the plan's groups. Cached per set."""
+        and the merged group of each of the plan's groups. Cached per set, at most
+        MERGED_CACHE sets, the oldest forgotten first."""
         got = plan.merged.get(sounding)
         if got is None:
+            if len(plan.merged) >= MERGED_CACHE:
+                del plan.merged[next(iter(plan.merged))]
             cols = list(sounding)
             firsts = [plan.gains[r : r + c] for r, c in zip(plan.first_row, plan.channels, strict=True)]
             keys = [rows[:, cols].tobytes() for rows in firsts]

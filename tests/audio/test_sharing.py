@@ -4,6 +4,7 @@ routing's groups (listeners with equal gain rows)."""
 import numpy as np
 
 from audio import FRAME, CueBank, RoomMixer, Routing
+from audio.mixer import MERGED_CACHE
 from audio.synth import tone
 from tests.audio.mixhelp import run
 
@@ -129,3 +130,32 @@ def test_everyone_silent_and_public_still_counts_each_distinct_row():
     m = _room(Routing(public=frozenset(PLAYERS)))
     res = m.tick()
     assert res.distinct == len(PLAYERS)
+
+
+def test_merged_plans_are_kept_for_a_bounded_number_of_sets_and_mix_the_same():
+    # 8 players, everyone public: each subset of talkers is its own sounding set. Far
+    # more sets than the cache keeps go by; the cache stays bounded, and every mix is
+    # bit for bit the one of a mixer that builds every merged plan afresh.
+    players = [f"q{i}" for i in range(8)]
+    sig = {p: tone(300 + 70 * i, 0.2, -30) for i, p in enumerate(players)}
+    kept, fresh = RoomMixer(), RoomMixer()
+    for m in (kept, fresh):
+        for p in players:
+            m.add_player(p)
+        m.set_routing(Routing(public=frozenset(players)))
+    rng = np.random.default_rng(3)
+    seen: set[tuple[int, ...]] = set()
+    for t in range(4 * MERGED_CACHE):
+        talkers = [p for p in players if rng.random() < 0.5]
+        k = t % 5
+        for m in (kept, fresh):
+            for p in talkers:
+                m.push(p, sig[p][k * FRAME : (k + 1) * FRAME])
+        if fresh._plan is not None:
+            fresh._plan.merged.clear()
+        a, b = kept.tick(), fresh.tick()
+        for p in players:
+            np.testing.assert_array_equal(a.mixes[p], b.mixes[p])
+        assert len(kept._plan.merged) <= MERGED_CACHE
+        seen |= set(kept._plan.merged)
+    assert len(seen) > MERGED_CACHE  # so the oldest sets were forgotten on the way
