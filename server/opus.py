@@ -84,6 +84,7 @@ OPUS_SET_COMPLEXITY = 4010
 OPUS_SET_INBAND_FEC = 4012
 OPUS_SET_PACKET_LOSS_PERC = 4014
 OPUS_SET_VBR_CONSTRAINT = 4020
+OPUS_SET_PREDICTION_DISABLED = 4042
 
 
 class Libopus:
@@ -109,6 +110,7 @@ class Libopus:
         self.encoder_ctl = fn("opus_encoder_ctl", ip)
         self.encode_float = fn("opus_encode_float", i32, vp, vp, ip, vp, i32)
         self.encoder_destroy = fn("opus_encoder_destroy", None, vp)
+        self.encoder_get_size = fn("opus_encoder_get_size", ip, ip)
         self.decoder_create = fn("opus_decoder_create", vp, i32, ip, ctypes.POINTER(ip))
         self.decode_float = fn("opus_decode_float", ip, vp, ctypes.c_char_p, i32, vp, ip, ip)
         self.decoder_destroy = fn("opus_decoder_destroy", None, vp)
@@ -159,8 +161,44 @@ def libopus() -> Libopus | None:
 
 def reset() -> None:
     """Forget the library and the check, so the next use loads and checks again (tests)."""
-    global _lib, _checked, _forced_logged
-    _lib, _checked, _forced_logged = None, False, False
+    global _lib, _checked, _forced_logged, _clone_ok
+    _lib, _checked, _forced_logged, _clone_ok = None, False, False, None
+
+
+_clone_ok: bool | None = None
+
+
+def clone_works() -> bool:
+    """True if a byte copy of a direct encoder goes on exactly as the original, mono and
+    stereo (checked once per process): both fed the same speech-like frames after the
+    copy, every payload is the same. False without direct libopus."""
+    global _clone_ok
+    lib = libopus()
+    if lib is None:
+        return False
+    if _clone_ok is None:
+        try:
+            _clone_ok = all(_clone_matches(lib, ch) for ch in (1, 2))
+        except Exception:
+            log.exception("Opus: checking encoder copies failed")
+            _clone_ok = False
+        if not _clone_ok:
+            log.warning("Opus: encoder copies differ from their originals; no mix is shared "
+                        "by listeners whose streams began apart")
+    return _clone_ok
+
+
+def _clone_matches(lib: Libopus, channels: int) -> bool:
+    rng = np.random.default_rng(7)
+    t = np.arange(FRAME * 16) / SAMPLE_RATE
+    sig = (0.2 * np.sin(2 * np.pi * 210 * t) * (1 + np.sin(2 * np.pi * 3 * t))
+           + 0.02 * rng.standard_normal(t.size)).astype(np.float32)
+    frames = [np.repeat(sig[i * FRAME:(i + 1) * FRAME], channels) for i in range(16)]
+    a = _DirectEncode(lib, OpusSettings(), channels)
+    for f in frames[:8]:
+        a.encode(f)
+    b = a.clone()
+    return all(a.encode(f) == b.encode(f) for f in frames[8:])
 
 
 def _load_and_check() -> Libopus | None:
@@ -216,9 +254,12 @@ def self_check(lib: Libopus) -> str | None:
 class _DirectEncode:
     """One libopus encoder, set as FFmpeg's libopusenc sets it for the same options."""
 
-    __slots__ = ("_st", "_encode", "_in", "_in_addr", "_out", "_size", "_lib", "__weakref__")
+    __slots__ = ("_st", "_encode", "_in", "_in_addr", "_out", "_size", "_lib", "_copy",
+                 "_channels", "__weakref__")
 
     def __init__(self, lib: Libopus, s: OpusSettings, channels: int) -> None:
+        self._channels = channels
+        self._copy = None  # a clone's state lives in this buffer (no destroy needed)
         err = ctypes.c_int(0)
         st = lib.encoder_create(SAMPLE_RATE, channels, APPLICATIONS[s.application],
                                 ctypes.byref(err))
@@ -237,11 +278,36 @@ class _DirectEncode:
             rc = lib.encoder_ctl(ctypes.c_void_p(st), ctypes.c_int(request), ctypes.c_int(value))
             if rc != OPUS_OK:
                 raise lib.error(f"opus_encoder_ctl({request}, {value})", rc)
+        self._buffers(lib, channels)
+
+    def _buffers(self, lib: Libopus, channels: int) -> None:
         self._encode = lib.encode_float
         self._size = FRAME * channels
         self._in = np.zeros(self._size, np.float32)
         self._in_addr = self._in.ctypes.data
         self._out = ctypes.create_string_buffer(MAX_PACKET)
+
+    def clone(self) -> _DirectEncode:
+        """An encoder in the very same state: libopus keeps an encoder's whole state in
+        one position-independent block (offsets, no pointers into itself), so a byte
+        copy goes on exactly as the original would (checked by `clone_works`)."""
+        c = object.__new__(_DirectEncode)
+        c._lib, c._channels = self._lib, self._channels
+        size = self._lib.encoder_get_size(self._channels)
+        c._copy = ctypes.create_string_buffer(size)
+        ctypes.memmove(c._copy, self._st, size)
+        c._st = ctypes.addressof(c._copy)
+        c._buffers(self._lib, self._channels)
+        return c
+
+    def predict(self, on: bool) -> None:
+        """Prediction across frames on (the default) or off: off, a frame decodes the
+        same whatever the decoder decoded before (intra energy, no pitch pre-filter)."""
+        rc = self._lib.encoder_ctl(ctypes.c_void_p(self._st),
+                                   ctypes.c_int(OPUS_SET_PREDICTION_DISABLED),
+                                   ctypes.c_int(0 if on else 1))
+        if rc != OPUS_OK:
+            raise self._lib.error("opus_encoder_ctl(PREDICTION_DISABLED)", rc)
 
     def encode(self, pcm: np.ndarray) -> bytes:
         if pcm.size != self._size:
@@ -307,6 +373,32 @@ class OpusEncoder:
         self._codec: _DirectEncode | _PyavEncode
         self._codec = _DirectEncode(lib, s, channels) if lib else _PyavEncode(s, channels)
         self.direct = lib is not None
+
+    @staticmethod
+    def sharing_possible() -> bool:
+        """True if encoders made now can be cloned (direct libopus, copies checked)."""
+        return libopus() is not None and clone_works()
+
+    @property
+    def can_clone(self) -> bool:
+        """True if `clone` works here (libopus called directly and its copy checked)."""
+        return self.direct and clone_works()
+
+    def clone(self) -> OpusEncoder:
+        """A second encoder in this one's exact state: fed the same frames, both give the
+        same payloads. Only where `can_clone`; RuntimeError otherwise."""
+        if not self.can_clone:
+            raise RuntimeError("this Opus encoder cannot be cloned (PyAV's codec)")
+        c = object.__new__(OpusEncoder)
+        c.channels, c.frames, c.direct = self.channels, self.frames, True
+        c._codec = self._codec.clone()
+        return c
+
+    def predict(self, on: bool) -> None:
+        """Prediction across frames on (default) or off (direct libopus only; no-op on
+        PyAV's codec, which cannot set it)."""
+        if self.direct:
+            self._codec.predict(on)
 
     def encode(self, pcm: np.ndarray) -> bytes:
         """Encode one 20 ms frame (float32, 960 samples or 960 x 2, [-1, 1]) and return the

@@ -7,12 +7,13 @@ Each tick (drift-free deadlines from `audio.FrameClock`):
    listeners with the same routing, and arrays with the same samples (most
    often silence, or the one voice everybody but its speaker hears) are
    merged by content;
-3. each group's mix is Opus-encoded once, by an encoder kept per group (key:
-   the frozenset of its listeners; created on demand, dropped after a second
-   unused), and the same payload is queued on every listener's track
-   (`rtc.MixTrack`, bounded, oldest dropped if a sender stalls). A mix that
-   stays silent is not encoded again and is sent as Opus DTX (one packet
-   per 400 ms);
+3. each group's mix is Opus-encoded once per stream (`_Stream`): listeners share
+   a stream, and the payload queued on every member's track (`rtc.MixTrack`,
+   bounded, oldest dropped if a sender stalls), only while their decoders are
+   in the state its encoder expects. A stream whose members' mixes part splits
+   (the encoder is copied); streams join only in a long silence; a new peer
+   starts a stream of its own. A mix that stays silent is not encoded again
+   and is sent as Opus DTX (one packet per 400 ms);
 4. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
    goes to `on_mouths`.
 
@@ -22,10 +23,13 @@ encode. With seats on, a listener whose offer says `stereo=1` in its Opus
 fmtp gets a stereo mix (its group's encoder is stereo, at
 `OpusSettings.stereo_bitrate`); every other listener keeps the mono mix.
 
-Why one encoder per group and not per listener: encoding is the bulk of the
-per-tick cost, and Opus packets decode with any decoder, so a listener
-switching group hears at most a short artefact where the encoder's
-prediction state changes.
+Why streams and not one encoder per group of equal mixes: encoding is the
+bulk of the per-tick cost, so equal mixes are encoded once. But Opus predicts
+each frame from the frames before, so a listener handed from one encoder to
+another decodes the new packets against its own past: the browser test heard
+a whisperer's voice at -36 dB in a mix it was absent from (tests/server/
+test_streams.py shows it offline). A listener therefore never changes encoder
+mid-speech.
 
 Until the room calls `set_routing`, every connected player is public. The
 routing is the whole truth, whispers in progress included (`Routing.whispering`,
@@ -59,8 +63,12 @@ log = logging.getLogger(__name__)
 PERIOD = 0.02
 FRAME_SAMPLES = 960  # one 20 ms frame at 48 kHz: RTP time units per frame
 MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
-ENCODER_IDLE_TICKS = 50  # an encoder unused for 1 s is dropped
 SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
+# Streams whose mixes have all been silent this many ticks may merge into one (0.2 s:
+# every member's decoder has played silence long enough to have no voice left in it,
+# and the encoders' look-ahead holds silence only).
+JOIN_SILENT = 10
+JOIN_INDEPENDENT = 2  # frames a joined stream encodes without prediction
 DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
 DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
@@ -69,24 +77,57 @@ PHASE_KEEP = 0.05  # ticks of slack left to the talkers' worst frames (1 ms, bey
 _SILENCE = object()  # the grouping key of every silent mix
 
 
-class _Encoder:
-    """One mix group's Opus encoder, which skips encoding (and sending) long silences.
+class _Stream:
+    """The packets a set of listeners receive: one Opus encoder whose every payload went
+    to every member, so each member's decoder is in the state the encoder expects.
 
-    After SILENT_REUSE silent frames in a row the encoder's output is a
-    stable comfort packet: it is reused instead of encoding zeros and, with
-    `dtx`, sent only every DTX_KEEPALIVE ticks as Opus DTX does (the
-    receiver's jitter buffer plays the timestamp gap as silence).
+    Opus predicts each frame from the ones before (band energies, pitch pre-filter,
+    overlap), so a decoder fed another encoder's packets mixes its own past into
+    them: a listener moved between encoders can hear a ghost of a voice they never
+    heard from this one (a whisper's, for instance). A stream therefore only ever
+    splits (`split`: the other part goes on with an exact copy of the encoder) and
+    listeners only share a stream they started together, or one joined in a
+    silence (`joined`: a fresh encoder, its first frames decodable from any state).
+    Not mid-speech, even for a new peer: the encoder's 6.5 ms look-ahead puts the end
+    of the stream's last frame into its next packet, so a newcomer would hear the
+    tail of what the stream's members heard (measured: -27 dB against -44 dB with
+    an encoder of its own).
+
+    A stream that stays silent is not encoded again: after SILENT_REUSE silent frames
+    the encoder's output is a stable comfort packet, reused instead of encoding
+    zeros and, with `dtx`, sent only every DTX_KEEPALIVE ticks as Opus DTX does
+    (the receiver's jitter buffer plays the timestamp gap as silence).
     """
 
-    __slots__ = ("enc", "last_tick", "silent_run", "last_payload", "encodes", "dtx")
+    __slots__ = ("enc", "channels", "members", "silent_run", "last_payload", "encodes", "dtx",
+                 "independent")
 
-    def __init__(self, settings: OpusSettings, dtx: bool, channels: int = 1) -> None:
-        self.enc = OpusEncoder(settings, channels)
-        self.last_tick = 0
+    def __init__(self, settings: OpusSettings, dtx: bool, channels: int = 1,
+                 enc: OpusEncoder | None = None) -> None:
+        self.enc = enc or OpusEncoder(settings, channels)
+        self.channels = channels
+        self.members: list[str] = []
         self.silent_run = 0
         self.last_payload = b""
         self.encodes = 0
         self.dtx = dtx
+        self.independent = 0  # frames still to encode without prediction
+
+    def split(self) -> _Stream:
+        """A stream in this one's exact state (its encoder copied): for the members whose
+        mix now differs from the others'."""
+        other = _Stream(OpusSettings(), self.dtx, self.channels, enc=self.enc.clone())
+        other.silent_run, other.last_payload = self.silent_run, self.last_payload
+        other.independent = self.independent
+        return other
+
+    @classmethod
+    def joined(cls, settings: OpusSettings, dtx: bool, channels: int) -> _Stream:
+        """A fresh stream for listeners from several streams, every one silent for a
+        while: its first frames decode the same from any decoder state."""
+        s = cls(settings, dtx, channels)
+        s.independent = JOIN_INDEPENDENT
+        return s
 
     def encode(self, mix: np.ndarray, silent: bool) -> bytes:
         """The payload to send for this tick, or b"" to send nothing."""
@@ -96,7 +137,14 @@ class _Encoder:
                 return b""
             return self.last_payload
         self.encodes += 1
-        self.last_payload = self.enc.encode(mix)
+        if self.independent:
+            self.enc.predict(False)
+            self.last_payload = self.enc.encode(mix)
+            self.independent -= 1
+            if not self.independent:
+                self.enc.predict(True)
+        else:
+            self.last_payload = self.enc.encode(mix)
         return self.last_payload
 
 
@@ -133,7 +181,8 @@ class RoomVoice:
         self._listen_only: set[str] = set()  # peers whose sound never enters the mix
         self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
-        self._encoders: dict[tuple[frozenset[str], int], _Encoder] = {}
+        self._streams: list[_Stream] = []
+        self._stream_of: dict[str, tuple[_Stream, Peer]] = {}  # listener -> its stream, its peer
         self._task: asyncio.Task | None = None
         self._started = False  # between start() and stop(): the loop runs while peers exist
         self._loop_starts = 0
@@ -170,7 +219,7 @@ class RoomVoice:
         peers = list(self._peers.values())
         self._peers.clear()
         await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
-        self._encoders.clear()
+        self._streams, self._stream_of = [], {}
 
     @property
     def loop_running(self) -> bool:
@@ -188,7 +237,7 @@ class RoomVoice:
             self._task.cancel()
             self._task = None
             self._step_at = None  # arrivals are timed again from the next loop's first tick
-            self._encoders.clear()
+            self._streams, self._stream_of = [], {}
             self._mouth_acc = {}
             if self._on_mouths is not None:
                 # Otherwise the mouths seen last would stay open on every screen.
@@ -363,6 +412,56 @@ class RoomVoice:
                 by_content[key] = (mix, list(pids), silent)
         return list(by_content.values())
 
+    def _assign(self, groups: list[tuple[np.ndarray, list[str], bool]]) -> list[tuple[_Stream, tuple]]:
+        """This tick's streams, each with the group whose mix it encodes (see `_Stream`).
+
+        A listener new here, or with a new peer (a new decoder), or whose mix changed
+        channel count, starts a stream of its own. A stream whose members' mixes now
+        differ splits: the largest part keeps it, every other part goes on with a copy.
+        Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
+        one. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
+        of its own: one encode per listener, and no listener ever switches encoder.
+        """
+        share = OpusEncoder.sharing_possible()
+        parts: dict[int, tuple[_Stream, dict[int, list[str]]]] = {}
+        kept: dict[str, tuple[_Stream, Peer]] = {}
+        for gi, (mix, pids, _) in enumerate(groups):
+            channels = mix.shape[1] if mix.ndim == 2 else 1
+            for pid in pids:
+                peer = self._peers[pid]
+                stream, was_peer = self._stream_of.get(pid, (None, None))
+                if stream is None or was_peer is not peer or stream.channels != channels:
+                    stream = _Stream(self._opus, self._dtx, channels)
+                kept[pid] = (stream, peer)
+                parts.setdefault(id(stream), (stream, {}))[1].setdefault(gi, []).append(pid)
+        out: list[tuple[_Stream, int]] = []
+        for stream, by_group in parts.values():
+            ranked = sorted(by_group.items(), key=lambda kv: len(kv[1]), reverse=True)
+            for k, (gi, pids) in enumerate(ranked):
+                s = stream if k == 0 else stream.split()
+                s.members = pids
+                if k:
+                    for pid in pids:
+                        kept[pid] = (s, kept[pid][1])
+                out.append((s, gi))
+        if share:
+            quiet: dict[int, list[_Stream]] = {}
+            for s, gi in out:
+                if groups[gi][2] and s.silent_run >= JOIN_SILENT:
+                    quiet.setdefault(gi, []).append(s)
+            for gi, streams in quiet.items():
+                if len(streams) > 1:
+                    fresh = _Stream.joined(self._opus, self._dtx, streams[0].channels)
+                    fresh.silent_run, fresh.last_payload = streams[0].silent_run, b""
+                    gone = {id(s) for s in streams}
+                    fresh.members = [p for s in streams for p in s.members]
+                    for pid in fresh.members:
+                        kept[pid] = (fresh, kept[pid][1])
+                    out = [(s, g) for s, g in out if id(s) not in gone] + [(fresh, gi)]
+        self._stream_of = kept
+        self._streams = [s for s, _ in out]
+        return [(s, groups[gi]) for s, gi in out]
+
     def _step(self) -> None:
         """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
         t0 = time.perf_counter()
@@ -371,23 +470,13 @@ class RoomVoice:
         tick = self._tick
         result = self.mixer.tick()
         groups = self._groups(result.mixes)
-        for mix, pids, silent in groups:
-            channels = mix.shape[1] if mix.ndim == 2 else 1
-            key = (frozenset(pids), channels)
-            enc = self._encoders.get(key)
-            if enc is None:
-                enc = self._encoders[key] = _Encoder(self._opus, self._dtx, channels)
-            enc.last_tick = tick
-            before = enc.encodes
-            payload = enc.encode(mix, silent)
-            self._encodes += enc.encodes - before
+        for stream, (mix, _, silent) in self._assign(groups):
+            before = stream.encodes
+            payload = stream.encode(mix, silent)
+            self._encodes += stream.encodes - before
             if payload:
-                for pid in pids:
+                for pid in stream.members:
                     self._peers[pid].track.push(payload, tick)
-        if tick % ENCODER_IDLE_TICKS == 0:
-            stale = [k for k, e in self._encoders.items() if tick - e.last_tick > ENCODER_IDLE_TICKS]
-            for k in stale:
-                del self._encoders[k]
         self._distinct.append(len(groups))
         self._mixer_distinct = result.distinct
         acc = self._mouth_acc
@@ -457,8 +546,8 @@ class RoomVoice:
             # frames waiting in talking speakers' jitter queues (20 ms each), sampled
             # every DEPTH_EVERY ticks over the last ~10 s: the mixer's share of latency
             "jitter_depth_mean": round(sum(depths) / len(depths), 2) if depths else 0.0,
-            "encoders": len(self._encoders),
-            "stereo_encoders": sum(1 for _, ch in self._encoders if ch == 2),
+            "encoders": len(self._streams),
+            "stereo_encoders": sum(1 for st in self._streams if st.channels == 2),
             "encodes": self._encodes,
             "late_ticks": self._late,
             # how far the tick grid moved earlier to meet the talkers' frames (ticks)
