@@ -148,6 +148,78 @@ class _Stream:
         return self.last_payload
 
 
+class _Streams:
+    """Which stream each listener is in, tick by tick (see `_Stream`)."""
+
+    def __init__(self, settings: OpusSettings, dtx: bool) -> None:
+        self._opus = settings
+        self._dtx = dtx
+        self.streams: list[_Stream] = []
+        self.stream_of: dict[str, tuple[_Stream, object]] = {}  # listener -> stream, its peer
+
+    def assign(self, groups: list[tuple[np.ndarray, list[str], bool]],
+               peers: dict[str, object]) -> list[tuple[_Stream, tuple]]:
+        """This tick's streams, each with the group whose mix it encodes (see `_Stream`).
+
+        A listener new here, or with a new peer (a new decoder), or whose mix changed
+        channel count, starts a stream of its own. A stream whose members' mixes now
+        differ splits: the largest part keeps it, every other part goes on with a copy.
+        Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
+        one. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
+        of its own: one encode per listener, and no listener ever switches encoder.
+        """
+        share = OpusEncoder.sharing_possible()
+        parts: dict[int, tuple[_Stream, dict[int, list[str]]]] = {}
+        kept: dict[str, tuple[_Stream, object]] = {}
+        for gi, (mix, pids, _) in enumerate(groups):
+            channels = mix.shape[1] if mix.ndim == 2 else 1
+            for pid in pids:
+                peer = peers[pid]
+                stream, was_peer = self.stream_of.get(pid, (None, None))
+                if stream is None or was_peer is not peer or stream.channels != channels:
+                    stream = _Stream(self._opus, self._dtx, channels)
+                kept[pid] = (stream, peer)
+                parts.setdefault(id(stream), (stream, {}))[1].setdefault(gi, []).append(pid)
+        out: list[tuple[_Stream, int]] = []
+        for stream, by_group in parts.values():
+            ranked = sorted(by_group.items(), key=lambda kv: len(kv[1]), reverse=True)
+            for k, (gi, pids) in enumerate(ranked):
+                s = stream if k == 0 else stream.split()
+                s.members = pids
+                if k:
+                    for pid in pids:
+                        kept[pid] = (s, kept[pid][1])
+                out.append((s, gi))
+        if share:
+            same: dict[int, list[_Stream]] = {}
+            for s, gi in out:
+                same.setdefault(gi, []).append(s)
+            for gi, streams in same.items():
+                if len(streams) > 1:
+                    out = self._join(out, gi, groups[gi][2], streams, kept)
+        self.stream_of = kept
+        self.streams = [s for s, _ in out]
+        return [(s, groups[gi]) for s, gi in out]
+
+    def _join(self, out: list, gi: int, silent: bool, streams: list[_Stream],
+              kept: dict[str, tuple[_Stream, object]]) -> list:
+        """Streams encoding the same mix this tick (group `gi`) merge into a fresh stream
+        when that mix is silence and every one of them has been silent JOIN_SILENT ticks.
+
+        Never mid-speech: listeners whose mixes have been equal for 200 ms and more,
+        joined with frames coded without prediction, still heard a whisperer's voice
+        at -39 to -45 dB now and then (band energies are predicted from long before)."""
+        if not (silent and all(s.silent_run >= JOIN_SILENT for s in streams)):
+            return out
+        into = _Stream.joined(self._opus, self._dtx, streams[0].channels)
+        into.silent_run = streams[0].silent_run
+        into.members = [p for s in streams for p in s.members]
+        for pid in into.members:
+            kept[pid] = (into, kept[pid][1])
+        gone = {id(s) for s in streams}
+        return [(s, g) for s, g in out if id(s) not in gone] + [(into, gi)]
+
+
 class RoomVoice:
     """The voice side of one room; all methods run on the room's event loop."""
 
@@ -181,8 +253,7 @@ class RoomVoice:
         self._listen_only: set[str] = set()  # peers whose sound never enters the mix
         self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
-        self._streams: list[_Stream] = []
-        self._stream_of: dict[str, tuple[_Stream, Peer]] = {}  # listener -> its stream, its peer
+        self._streams = _Streams(self._opus, self._dtx)
         self._task: asyncio.Task | None = None
         self._started = False  # between start() and stop(): the loop runs while peers exist
         self._loop_starts = 0
@@ -219,7 +290,7 @@ class RoomVoice:
         peers = list(self._peers.values())
         self._peers.clear()
         await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
-        self._streams, self._stream_of = [], {}
+        self._streams = _Streams(self._opus, self._dtx)
 
     @property
     def loop_running(self) -> bool:
@@ -237,7 +308,7 @@ class RoomVoice:
             self._task.cancel()
             self._task = None
             self._step_at = None  # arrivals are timed again from the next loop's first tick
-            self._streams, self._stream_of = [], {}
+            self._streams = _Streams(self._opus, self._dtx)
             self._mouth_acc = {}
             if self._on_mouths is not None:
                 # Otherwise the mouths seen last would stay open on every screen.
@@ -412,56 +483,6 @@ class RoomVoice:
                 by_content[key] = (mix, list(pids), silent)
         return list(by_content.values())
 
-    def _assign(self, groups: list[tuple[np.ndarray, list[str], bool]]) -> list[tuple[_Stream, tuple]]:
-        """This tick's streams, each with the group whose mix it encodes (see `_Stream`).
-
-        A listener new here, or with a new peer (a new decoder), or whose mix changed
-        channel count, starts a stream of its own. A stream whose members' mixes now
-        differ splits: the largest part keeps it, every other part goes on with a copy.
-        Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
-        one. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
-        of its own: one encode per listener, and no listener ever switches encoder.
-        """
-        share = OpusEncoder.sharing_possible()
-        parts: dict[int, tuple[_Stream, dict[int, list[str]]]] = {}
-        kept: dict[str, tuple[_Stream, Peer]] = {}
-        for gi, (mix, pids, _) in enumerate(groups):
-            channels = mix.shape[1] if mix.ndim == 2 else 1
-            for pid in pids:
-                peer = self._peers[pid]
-                stream, was_peer = self._stream_of.get(pid, (None, None))
-                if stream is None or was_peer is not peer or stream.channels != channels:
-                    stream = _Stream(self._opus, self._dtx, channels)
-                kept[pid] = (stream, peer)
-                parts.setdefault(id(stream), (stream, {}))[1].setdefault(gi, []).append(pid)
-        out: list[tuple[_Stream, int]] = []
-        for stream, by_group in parts.values():
-            ranked = sorted(by_group.items(), key=lambda kv: len(kv[1]), reverse=True)
-            for k, (gi, pids) in enumerate(ranked):
-                s = stream if k == 0 else stream.split()
-                s.members = pids
-                if k:
-                    for pid in pids:
-                        kept[pid] = (s, kept[pid][1])
-                out.append((s, gi))
-        if share:
-            quiet: dict[int, list[_Stream]] = {}
-            for s, gi in out:
-                if groups[gi][2] and s.silent_run >= JOIN_SILENT:
-                    quiet.setdefault(gi, []).append(s)
-            for gi, streams in quiet.items():
-                if len(streams) > 1:
-                    fresh = _Stream.joined(self._opus, self._dtx, streams[0].channels)
-                    fresh.silent_run, fresh.last_payload = streams[0].silent_run, b""
-                    gone = {id(s) for s in streams}
-                    fresh.members = [p for s in streams for p in s.members]
-                    for pid in fresh.members:
-                        kept[pid] = (fresh, kept[pid][1])
-                    out = [(s, g) for s, g in out if id(s) not in gone] + [(fresh, gi)]
-        self._stream_of = kept
-        self._streams = [s for s, _ in out]
-        return [(s, groups[gi]) for s, gi in out]
-
     def _step(self) -> None:
         """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
         t0 = time.perf_counter()
@@ -470,7 +491,7 @@ class RoomVoice:
         tick = self._tick
         result = self.mixer.tick()
         groups = self._groups(result.mixes)
-        for stream, (mix, _, silent) in self._assign(groups):
+        for stream, (mix, _, silent) in self._streams.assign(groups, self._peers):
             before = stream.encodes
             payload = stream.encode(mix, silent)
             self._encodes += stream.encodes - before
@@ -546,8 +567,8 @@ class RoomVoice:
             # frames waiting in talking speakers' jitter queues (20 ms each), sampled
             # every DEPTH_EVERY ticks over the last ~10 s: the mixer's share of latency
             "jitter_depth_mean": round(sum(depths) / len(depths), 2) if depths else 0.0,
-            "encoders": len(self._streams),
-            "stereo_encoders": sum(1 for st in self._streams if st.channels == 2),
+            "encoders": len(self._streams.streams),
+            "stereo_encoders": sum(1 for st in self._streams.streams if st.channels == 2),
             "encodes": self._encodes,
             "late_ticks": self._late,
             # how far the tick grid moved earlier to meet the talkers' frames (ticks)

@@ -15,7 +15,7 @@ import pytest
 from audio import FRAME, RoomMixer, Routing
 from server import opus
 from server.opus import OpusDecoder, OpusEncoder, OpusSettings
-from server.voice import JOIN_SILENT, RoomVoice, _Stream
+from server.voice import JOIN_SILENT, RoomVoice, _Stream, _Streams
 
 SR = 48000
 TONES = {"ada": 520.0, "bruno": 700.0, "carla": 960.0, "dario": 1300.0}
@@ -61,8 +61,8 @@ class _Room:
             self.mixer.add_player(p)
         self.mixer.set_routing(Routing(public=frozenset(TONES),
                                        whisper={p: frozenset(TONES) - {p} for p in TONES}))
-        self.voice = types.SimpleNamespace(_peers={p: object() for p in TONES}, _stream_of={},
-                                           _streams=[], _opus=OpusSettings(), _dtx=True)
+        self.voice = types.SimpleNamespace(_peers={p: object() for p in TONES})
+        self.streams = _Streams(OpusSettings(), dtx=True)
         self.decoders = {p: OpusDecoder() for p in TONES}
         self.heard = {p: [] for p in TONES}
 
@@ -72,7 +72,7 @@ class _Room:
         mixes = self.mixer.tick().mixes
         groups = RoomVoice._groups(self.voice, mixes)
         got = {}
-        for stream, (mix, _, silent) in RoomVoice._assign(self.voice, groups):
+        for stream, (mix, _, silent) in self.streams.assign(groups, self.voice._peers):
             payload = stream.encode(mix, silent)
             for p in stream.members:
                 assert p not in got, f"{p} is in two streams"
@@ -101,7 +101,7 @@ def test_a_whisper_is_absent_from_every_other_decoded_stream(opus_path):
             room.mixer.start_whisper("ada", "bruno")
         room.tick({p: s[t * FRAME:(t + 1) * FRAME] for p, s in sig.items()})
         if t == pause[1] - 1:
-            streams_in_pause = len(room.voice._streams)
+            streams_in_pause = len(room.streams.streams)
     if opus_path == "direct":
         # the silence long enough: one stream for all (JOIN_SILENT ticks)
         assert pause[1] - pause[0] > JOIN_SILENT + 2 and streams_in_pause == 1
@@ -142,9 +142,9 @@ def test_a_new_peer_starts_a_stream_of_its_own():
     quiet = {p: np.zeros(FRAME, np.float32) for p in TONES}
     for _ in range(JOIN_SILENT + 3):
         room.tick(quiet)
-    shared = len(room.voice._streams)
+    shared = len(room.streams.streams)
     room.voice._peers["carla"] = object()  # Carla reconnects: a new peer, a new decoder
     room.tick(quiet)
-    carla = room.voice._stream_of["carla"][0]
+    carla = room.streams.stream_of["carla"][0]
     assert carla.members == ["carla"]
-    assert len(room.voice._streams) == shared + (1 if shared == 1 else 0)
+    assert len(room.streams.streams) == shared + (1 if shared == 1 else 0)
