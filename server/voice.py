@@ -69,6 +69,8 @@ SILENT_REUSE = 5  # silent frames encoded before the last packet is reused
 # and the encoders' look-ahead holds silence only).
 JOIN_SILENT = 10
 JOIN_INDEPENDENT = 2  # frames a joined stream encodes without prediction
+NEWCOMER_EQUAL = 4  # ticks a new peer's mix must equal a stream's before it joins it
+NEWCOMER_WAIT = 10  # ticks a new peer waits for such a stream before it starts its own
 DTX_KEEPALIVE = 20  # in a long silence, one packet every 400 ms (Opus DTX's rhythm)
 DEPTH_EVERY = 10  # ticks between two samples of the jitter queues' depth
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
@@ -156,13 +158,15 @@ class _Streams:
         self._dtx = dtx
         self.streams: list[_Stream] = []
         self.stream_of: dict[str, tuple[_Stream, object]] = {}  # listener -> stream, its peer
+        # newcomers waiting for a stream: listener -> (peer, candidate, equal ticks, ticks)
+        self.pending: dict[str, tuple[object, _Stream | None, int, int]] = {}
 
     def assign(self, groups: list[tuple[np.ndarray, list[str], bool]],
                peers: dict[str, object]) -> list[tuple[_Stream, tuple]]:
         """This tick's streams, each with the group whose mix it encodes (see `_Stream`).
 
         A listener new here, or with a new peer (a new decoder), or whose mix changed
-        channel count, starts a stream of its own. A stream whose members' mixes now
+        channel count, joins a stream or starts its own (`_newcomers`). A stream whose members' mixes now
         differ splits: the largest part keeps it, every other part goes on with a copy.
         Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
         one. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
@@ -171,12 +175,16 @@ class _Streams:
         share = OpusEncoder.sharing_possible()
         parts: dict[int, tuple[_Stream, dict[int, list[str]]]] = {}
         kept: dict[str, tuple[_Stream, object]] = {}
+        waiting: list[tuple[str, int]] = []
         for gi, (mix, pids, _) in enumerate(groups):
             channels = mix.shape[1] if mix.ndim == 2 else 1
             for pid in pids:
                 peer = peers[pid]
                 stream, was_peer = self.stream_of.get(pid, (None, None))
                 if stream is None or was_peer is not peer or stream.channels != channels:
+                    if share and was_peer is not peer:  # a new peer: a fresh decoder
+                        waiting.append((pid, gi))
+                        continue
                     stream = _Stream(self._opus, self._dtx, channels)
                 kept[pid] = (stream, peer)
                 parts.setdefault(id(stream), (stream, {}))[1].setdefault(gi, []).append(pid)
@@ -197,9 +205,56 @@ class _Streams:
             for gi, streams in same.items():
                 if len(streams) > 1:
                     out = self._join(out, gi, groups[gi][2], streams, kept)
+            out = self._newcomers(out, waiting, groups, peers, kept)
         self.stream_of = kept
         self.streams = [s for s, _ in out]
         return [(s, groups[gi]) for s, gi in out]
+
+    def _newcomers(self, out: list, waiting: list[tuple[str, int]], groups: list,
+                   peers: dict[str, object], kept: dict[str, tuple[_Stream, object]]) -> list:
+        """Listeners with a fresh decoder (a new peer) and no stream yet.
+
+        Such a listener gets no packet for up to NEWCOMER_WAIT ticks. Once its mix has
+        equalled an existing stream's for NEWCOMER_EQUAL ticks in a row, it joins that
+        stream: its decoder starts there as a receiver joining any Opus stream does,
+        and the stream's recent past (the encoder's look-ahead and pitch memory) holds
+        only sound it would have heard too. Measured with a voice the newcomer must not
+        hear stopping that many ticks before: -60 dB and below, as with an encoder of
+        its own (-22 dB when it stopped right before). Otherwise it starts a stream of
+        its own when the wait is over, or at once when no stream has its mix (newcomers
+        with the same mix then share a fresh one)."""
+        pending = {}
+        by_group: dict[int, _Stream] = {}
+        for s, gi in out:
+            if gi not in by_group or len(s.members) > len(by_group[gi].members):
+                by_group[gi] = s
+        fresh: dict[int, _Stream] = {}
+        for pid, gi in waiting:
+            peer = peers[pid]
+            was = self.pending.get(pid)
+            if was is None or was[0] is not peer:
+                was = (peer, None, 0, 0)
+            _, candidate, run, ticks = was
+            best = by_group.get(gi)
+            run = run + 1 if best is not None and best is candidate else 1
+            ticks += 1
+            if best is not None and run >= NEWCOMER_EQUAL:
+                best.members = best.members + [pid]
+                kept[pid] = (best, peer)
+            elif best is None or ticks >= NEWCOMER_WAIT:
+                # A fresh encoder for fresh decoders: shared by the newcomers of this mix.
+                own = fresh.get(gi)
+                if own is None:
+                    mix = groups[gi][0]
+                    own = fresh[gi] = _Stream(self._opus, self._dtx,
+                                              mix.shape[1] if mix.ndim == 2 else 1)
+                    out = out + [(own, gi)]
+                own.members = own.members + [pid]
+                kept[pid] = (own, peer)
+            else:
+                pending[pid] = (peer, best, run, ticks)
+        self.pending = pending
+        return out
 
     def _join(self, out: list, gi: int, silent: bool, streams: list[_Stream],
               kept: dict[str, tuple[_Stream, object]]) -> list:
