@@ -11,9 +11,9 @@ Each tick (drift-free deadlines from `audio.FrameClock`):
    a stream, and the payload queued on every member's track (`rtc.MixTrack`,
    bounded, oldest dropped if a sender stalls), only while their decoders are
    in the state its encoder expects. A stream whose members' mixes part splits
-   (the encoder is copied); streams join only in a long silence; a new peer
-   starts a stream of its own. A mix that stays silent is not encoded again
-   and is sent as Opus DTX (one packet per 400 ms);
+   (the encoder is copied); streams join only in silence; a new peer joins the
+   stream its mix has equalled for a few ticks, or starts one. A mix that stays
+   silent is not encoded again and is sent as Opus DTX (one packet per 400 ms);
 4. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
    goes to `on_mouths`.
 
@@ -79,6 +79,11 @@ PHASE_KEEP = 0.05  # ticks of slack left to the talkers' worst frames (1 ms, bey
 _SILENCE = object()  # the grouping key of every silent mix
 
 
+def _channels(mix: np.ndarray) -> int:
+    """1 for a mono mix (960,), 2 for a stereo one (960, 2)."""
+    return mix.shape[1] if mix.ndim == 2 else 1
+
+
 class _Stream:
     """The packets a set of listeners receive: one Opus encoder whose every payload went
     to every member, so each member's decoder is in the state the encoder expects.
@@ -88,12 +93,10 @@ class _Stream:
     them: a listener moved between encoders can hear a ghost of a voice they never
     heard from this one (a whisper's, for instance). A stream therefore only ever
     splits (`split`: the other part goes on with an exact copy of the encoder) and
-    listeners only share a stream they started together, or one joined in a
-    silence (`joined`: a fresh encoder, its first frames decodable from any state).
-    Not mid-speech, even for a new peer: the encoder's 6.5 ms look-ahead puts the end
-    of the stream's last frame into its next packet, so a newcomer would hear the
-    tail of what the stream's members heard (measured: -27 dB against -44 dB with
-    an encoder of its own).
+    listeners only share a stream they started together, one joined in a silence
+    (`joined`: a fresh encoder, its first frames decodable from any state), or, with
+    a fresh decoder, one whose mix they have equalled for a few ticks
+    (`_Streams._newcomers`).
 
     A stream that stays silent is not encoded again: after SILENT_REUSE silent frames
     the encoder's output is a stable comfort packet, reused instead of encoding
@@ -165,9 +168,9 @@ class _Streams:
                peers: dict[str, object]) -> list[tuple[_Stream, tuple]]:
         """This tick's streams, each with the group whose mix it encodes (see `_Stream`).
 
-        A listener new here, or with a new peer (a new decoder), or whose mix changed
-        channel count, joins a stream or starts its own (`_newcomers`). A stream whose members' mixes now
-        differ splits: the largest part keeps it, every other part goes on with a copy.
+        A listener with a new peer (a fresh decoder) joins a stream or starts its own
+        (`_newcomers`); one whose mix changed channel count starts its own. A stream
+        whose members' mixes now differ splits: the largest part keeps it, every other part goes on with a copy.
         Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
         one. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
         of its own: one encode per listener, and no listener ever switches encoder.
@@ -177,7 +180,7 @@ class _Streams:
         kept: dict[str, tuple[_Stream, object]] = {}
         waiting: list[tuple[str, int]] = []
         for gi, (mix, pids, _) in enumerate(groups):
-            channels = mix.shape[1] if mix.ndim == 2 else 1
+            channels = _channels(mix)
             for pid in pids:
                 peer = peers[pid]
                 stream, was_peer = self.stream_of.get(pid, (None, None))
@@ -223,6 +226,9 @@ class _Streams:
         its own (-22 dB when it stopped right before). Otherwise it starts a stream of
         its own when the wait is over, or at once when no stream has its mix (newcomers
         with the same mix then share a fresh one)."""
+        if not waiting:  # the usual tick: nobody new
+            self.pending = {}
+            return out
         pending = {}
         by_group: dict[int, _Stream] = {}
         for s, gi in out:
@@ -245,9 +251,7 @@ class _Streams:
                 # A fresh encoder for fresh decoders: shared by the newcomers of this mix.
                 own = fresh.get(gi)
                 if own is None:
-                    mix = groups[gi][0]
-                    own = fresh[gi] = _Stream(self._opus, self._dtx,
-                                              mix.shape[1] if mix.ndim == 2 else 1)
+                    own = fresh[gi] = _Stream(self._opus, self._dtx, _channels(groups[gi][0]))
                     out = out + [(own, gi)]
                 own.members = own.members + [pid]
                 kept[pid] = (own, peer)
