@@ -189,3 +189,128 @@ def test_new_peers_whose_mix_no_stream_has_start_one_at_once():
     assert not room.streams.pending
     assert sorted(len(s.members) for s in room.streams.streams) in ([1, 1, 2], [1, 3], [4])
     assert room.streams.stream_of["carla"][0] is room.streams.stream_of["dario"][0]
+
+
+def _chatter(rng, players, ticks, whisperer_hz):
+    """Each player in turns of talk (1-4 s of syllables) and quiet (0.5-3 s), on their
+    own, so voices overlap, stop and start in every combination; player 0 never speaks
+    in public: it whispers in syllables at `whisperer_hz` all along."""
+    size = ticks * FRAME
+    sig = {}
+    for i, p in enumerate(players):
+        hz = whisperer_hz if i == 0 else 300.0 + 97.0 * i
+        x = np.zeros(size, np.float32)
+        t = int(rng.uniform(0, 2) * SR)
+        while t < size:
+            end = t + int(rng.uniform(1.0, 4.0) * SR)
+            while t < min(end, size):
+                k = np.arange(min(int(rng.uniform(0.08, 0.3) * SR), size - t))
+                ramp = np.minimum(1, np.minimum(k, k[::-1] + 1) / 240)
+                x[t:t + k.size] = 0.3 * ramp * np.sin(2 * np.pi * hz * (t + k) / SR)
+                t += k.size + int(rng.uniform(0.05, 0.25) * SR)
+            t += int(rng.uniform(0.5, 3.0) * SR)
+        sig[p] = x
+    return sig
+
+
+def _chatter_room(players=6, ticks=900, seed=1):
+    """An offline room where everyone chats (`_chatter`), P0 whispering to P1 throughout,
+    every listener with its own decoder: (what each listener decoded, the ticks at
+    which each listener's stream moved into another, encodes a tick)."""
+    players = [f"p{i}" for i in range(players)]
+    sig = _chatter(np.random.default_rng(seed), players, ticks, whisperer_hz=2500.0)
+    mixer = RoomMixer()
+    for p in players:
+        mixer.add_player(p)
+    mixer.set_routing(Routing(public=frozenset(players),
+                              whisper={p: frozenset(players) - {p} for p in players}))
+    mixer.start_whisper("p0", "p1")
+    room = types.SimpleNamespace(_peers={p: object() for p in players})
+    streams = _Streams(OpusSettings(), dtx=True)
+    decoders = {p: OpusDecoder() for p in players}
+    heard = {p: [] for p in players}
+    moved = {p: [] for p in players}
+    encodes = 0
+    for t in range(ticks):
+        for p in players:
+            frame = sig[p][t * FRAME:(t + 1) * FRAME]
+            if frame.any():  # DTX: a silent mic sends nothing
+                mixer.push(p, frame)
+        was = {p: s for p, (s, _) in streams.stream_of.items()}
+        got = {}
+        groups = RoomVoice._groups(room, mixer.tick().mixes)
+        for stream, (mix, _, silent) in streams.assign(groups, room._peers):
+            before = stream.encodes
+            payload = stream.encode(mix, silent)
+            encodes += stream.encodes - before
+            for p in stream.members:
+                got[p] = payload
+        for p in players:
+            now = streams.stream_of[p][0]
+            if p in was and now is not was[p] and was[p] not in streams.streams:
+                moved[p].append(t)  # its old stream is gone: it moved (a split keeps it)
+            pcm = decoders[p].decode(got[p]) if got.get(p) else np.zeros(FRAME, np.float32)
+            heard[p].append(np.asarray(pcm, np.float32).reshape(-1)[:FRAME])
+    return {p: np.concatenate(h) for p, h in heard.items()}, moved, encodes / ticks
+
+
+def _unspoken(x):
+    """Level in bands nobody speaks in (a burst, a click): the loudest of three."""
+    return max(_level(x, hz) for hz in (180.0, 3700.0, 4400.0))
+
+
+def test_streams_move_into_a_larger_one_in_a_pause_with_no_whisper_and_no_burst(monkeypatch):
+    opus.reset()
+    if not OpusEncoder.sharing_possible():
+        pytest.skip("libopus is not called directly here")
+    from server import voice
+    heard, moved, encodes = _chatter_room()
+    monkeypatch.setattr(voice, "JOIN_EQUAL", 10 ** 6)  # the same room, nobody ever moves
+    alone, never, encodes_alone = _chatter_room()
+    assert not any(never.values())
+    moves = [(p, t) for p in moved for t in moved[p]]
+    assert len(moves) >= 10, moves  # streams do move mid-conversation...
+    assert encodes < 0.95 * encodes_alone, (encodes, encodes_alone)  # ...and it pays
+    win = 2048
+    for p, t in moves:
+        for i in range(max(0, (t - 3) * FRAME), (t + 4) * FRAME, 480):
+            level = _unspoken(heard[p][i:i + win])
+            # no burst at the move: under the room's own coding noise (moves mid-speech
+            # measured up to -42 dB here)
+            assert level < -50, (p, t, i / FRAME, level, _unspoken(alone[p][i:i + win]))
+    for p in heard:
+        if p in ("p0", "p1"):
+            continue
+        x = heard[p][20 * FRAME:]
+        worst = max(_level(x[i:i + win], 2500.0) for i in range(0, x.size - win, FRAME))
+        assert worst < -58, (p, worst)  # the whisper: absent (-63 to -68 without moves)
+
+
+def test_a_stream_moves_only_after_equal_frames_and_only_in_a_pause():
+    opus.reset()
+    if not OpusEncoder.sharing_possible():
+        pytest.skip("libopus is not called directly here")
+    from server.voice import JOIN_EQUAL
+    ticks = 200
+    k = np.arange(ticks * FRAME)
+    sig = {p: (0.3 * np.sin(2 * np.pi * hz * k / SR)).astype(np.float32) for p, hz in TONES.items()}
+    sig["carla"][:] = 0.0
+    sig["dario"][:] = 0.0
+    stop = 40  # Bruno stops: his mix (Ada) is now Carla's and Dario's (Ada, Bruno silent)
+    sig["bruno"][stop * FRAME:] = 0.0
+    early, late = (stop + 10, stop + 16), (stop + JOIN_EQUAL + 20, stop + JOIN_EQUAL + 26)
+    for a, b in (early, late):  # Ada pauses for 6 ticks, twice
+        sig["ada"][a * FRAME:b * FRAME] = 0.0
+    room = _Room()
+    together = []
+    for t in range(ticks):
+        room.tick({p: x[t * FRAME:(t + 1) * FRAME] for p, x in sig.items()})
+        of = room.streams.stream_of
+        together.append(of["bruno"][0] is of["carla"][0] is of["dario"][0])
+    first = together.index(True, stop)
+    # not in the first pause (too few equal frames), nor while Ada talks after it...
+    assert first > early[1] + 2, first
+    # ...but in the second pause, on its third silent tick (the mixer's queue delays
+    # the mix by a tick or two)
+    assert late[0] + 2 <= first <= late[0] + 6, (first, late)
+    assert all(together[first:])
