@@ -11,7 +11,10 @@ Who says what:
 - bot 0 clicks (a 2 ms 3 kHz burst every 0.5 s); bot 1, in the same process,
   times each click in its recording: mouth-to-ear latency;
 - bots 2 .. 1+talkers speak a steady low tone (a debate with some voices);
-- every other bot is silent with DTX (sends nothing, as a browser does).
+- every other bot is silent with DTX (sends nothing, as a browser does);
+- with `--debate`, bots 2 .. bots-1 instead take turns as in a debate (one
+  speaker at a time in syllables, 1-5 s turns, backchannels, overlaps and pauses,
+  the same schedule in every process), silent with DTX between their words.
 
 Measured over `--seconds` after every bot is connected and settled:
 - `server_cpu_core_share`: the server process's CPU time (utime + stime from
@@ -52,6 +55,35 @@ RELAXED = {  # the room's 16 joins in a few seconds from one address
     "SUSSURRO_RTC_ALLOW_LOCAL_CANDIDATES": "1",
 }
 CLICK_EVERY = 25  # frames: a click every 0.5 s
+DEBATE_SEED = 7
+
+
+def debate_schedule(speakers: list[int], frames: int, seed: int = DEBATE_SEED) -> dict[int, list[bool]]:
+    """Who speaks in which 20 ms frame of a debate: {bot index: on per frame}. One
+    speaker at a time in syllables (80-300 ms, 30-150 ms apart), turns of 1-5 s, a
+    backchannel (300 ms) from another in 60 % of turns, the next turn 0.3 s early
+    to 0.6 s late. Deterministic: every worker process computes the same."""
+    import random
+
+    rng = random.Random(seed)
+    on = {i: [False] * frames for i in speakers}
+    t, spk = 0, speakers[0]
+    while t < frames:
+        end = t + int(rng.uniform(50, 250))
+        u = t
+        while u < min(end, frames):
+            n = int(rng.uniform(4, 15))
+            for k in range(u, min(u + n, frames)):
+                on[spk][k] = True
+            u += n + int(rng.uniform(1.5, 7.5))
+        other = rng.choice(speakers)
+        if other != spk and rng.random() < 0.6:
+            b = t + int(rng.uniform(15, max(20, end - t - 15)))
+            for k in range(max(0, b), min(b + 15, frames)):
+                on[other][k] = True
+        t = end + int(rng.uniform(-15, 30))
+        spk = rng.choice([s for s in speakers if s != spk])
+    return on
 TICKS = os.sysconf("SC_CLK_TCK")
 LINGER = 5.0  # seconds the bots stay after the window
 
@@ -160,14 +192,29 @@ async def worker(args: argparse.Namespace) -> dict:
     restrict_host_addresses(["127.0.0.1"])
     from server.bot import Bot
     from server.client import Client
-    from server.rtc_client import Clicks, Silence, Tone
+    from server.rtc_client import Clicks, Silence, Source, Tone
+
+    class Turns(Source):
+        """A tone spoken when the debate's schedule says so, silence otherwise."""
+
+        def __init__(self, hz: float, on: list[bool]) -> None:
+            self.tone, self.on = Tone(hz, 0.08), on
+
+        def frame(self, n: int):
+            if n < len(self.on) and self.on[n]:
+                return self.tone.frame(n)
+            return Silence().frame(n)
 
     bots = []
     click_src = None
+    frames = int((args.start_at - time.time() + args.seconds + LINGER + 60) * 50)
+    schedule = debate_schedule(list(range(2, args.bots)), frames) if args.debate else {}
     for idx in args.indices:
         if idx == 0:
             click_src = Clicks(every=CLICK_EVERY, level=0.8, first=10)
             src, dtx = click_src, False
+        elif idx in schedule:
+            src, dtx = Turns(200 + 40 * idx, schedule[idx]), True
         elif 2 <= idx < 2 + args.talkers:
             src, dtx = Tone(200 + 40 * idx, 0.08), False
         else:
@@ -240,7 +287,8 @@ def run(args: argparse.Namespace) -> dict:
                    "--host-player", host.player, "--host-token", host.token,
                    "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
                    "--seconds", str(args.seconds), "--start-at", str(start_at),
-                   "--volumes", str(args.volumes)] + (["--spatial"] if args.spatial else [])
+                   "--volumes", str(args.volumes), "--bots", str(args.bots)]
+            cmd += (["--spatial"] if args.spatial else []) + (["--debate"] if args.debate else [])
             # a worker's errors go beside the server's log, to read when one fails
             workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                             stderr=open(os.path.join(tmp, f"worker{w}.log"), "wb"),  # noqa: SIM115
@@ -281,7 +329,8 @@ def run(args: argparse.Namespace) -> dict:
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
     metrics.update({k: _metric(m1, k) for k in gauges})
     return {
-        "bots": args.bots, "procs": args.procs, "talkers": args.talkers, "clicker": 1,
+        "bots": args.bots, "procs": args.procs, "clicker": 1,
+        "talkers": "debate" if args.debate else args.talkers,
         "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
         "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
@@ -401,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--procs", type=int, default=4)
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--talkers", type=int, default=2, help="bots speaking a steady tone")
+    p.add_argument("--debate", action="store_true",
+                   help="bots 2.. take turns as in a debate instead of --talkers tones")
     p.add_argument("--spatial", action="store_true",
                    help="voices placed around the table: every bot takes stereo")
     p.add_argument("--volumes", type=int, default=0,
