@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from audio import FRAME, SAMPLE_RATE, CueBank, DrunkVoice, RoomMixer, Routing  # noqa: E402
 from audio.synth import speech_like  # noqa: E402
-from server.opus import OpusEncoder  # noqa: E402
+from server.opus import OpusSettings  # noqa: E402
+from server.voice import RoomVoice, _Streams  # noqa: E402
 
 PLAYERS = [f"p{i:02d}" for i in range(16)]
 DRUNK = ("p01", "p02")
@@ -75,20 +76,18 @@ def _personalise(mixer: RoomMixer, spatial: bool, volumes: int) -> None:
         mixer.set_volumes(p, {PLAYERS[(i + 1) % len(PLAYERS)]: 0.5})
 
 
-def _encode_distinct(encoders: dict, res) -> int:
-    """One encode per distinct mix, as the server does: an encoder kept per group of
-    listeners (and channel count)."""
-    groups: dict[int, tuple[np.ndarray, list[str]]] = {}
-    for pid, mix in res.mixes.items():
-        groups.setdefault(id(mix), (mix, []))[1].append(pid)
-    for mix, pids in groups.values():
-        channels = 2 if mix.ndim == 2 else 1
-        key = (frozenset(pids), channels)
-        enc = encoders.get(key)
-        if enc is None:
-            enc = encoders[key] = OpusEncoder(channels=channels)
-        enc.encode(mix)
-    return len(groups)
+def _encode_distinct(streams: _Streams, peers: dict, res) -> int:
+    """What the server encodes for this tick's mixes, with its own code: the mixes
+    grouped by content (`RoomVoice._groups`), its streams (`_Streams`: an encoder per
+    set of listeners that decoded all its packets), one encode per stream that is
+    not reusing a silent packet. Returns the encodes made."""
+    room = type("Room", (), {"_peers": peers})()
+    made = 0
+    for stream, (mix, _, silent) in streams.assign(RoomVoice._groups(room, res.mixes), peers):
+        before = stream.encodes
+        stream.encode(mix, silent)
+        made += stream.encodes - before
+    return made
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -116,7 +115,8 @@ def main(argv: list[str] | None = None) -> dict:
     for m in (mixer, core):
         _personalise(m, args.spatial, args.volumes)
     encoders = [_encoder() for _ in PLAYERS]
-    group_encoders: dict = {}
+    streams = _Streams(OpusSettings(), dtx=True)
+    peers = {p: object() for p in PLAYERS}  # one peer each, kept: no newcomers after tick 1
     enc_distinct_us: list[float] = []
     drunk_probe = [DrunkVoice(seed=1), DrunkVoice(seed=2)]
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict:
         for dv, p in zip(drunk_probe, DRUNK, strict=True):  # the drunk share of the tick
             dv.process(voices[p][t * FRAME : (t + 1) * FRAME])
         t3 = time.perf_counter()
-        _encode_distinct(group_encoders, res)  # what the server encodes
+        _encode_distinct(streams, peers, res)  # what the server encodes
         d1 = time.perf_counter()
         if t >= args.warmup:
             tick_us.append((t1 - t0) * 1e6)
