@@ -4,11 +4,13 @@ The voice loop (server/voice.py) owns the mixer; this module only moves audio
 between the network and it:
 
 - inbound: `MicDecoder` takes the place of aiortc's jitter buffer and
-  decodes each Opus packet as it arrives (libopus called directly, float32
-  mono; or aiortc's decoder, s16 stereo turned into float32 mono) and calls
+  decodes each Opus packet (libopus called directly, float32 mono; or
+  aiortc's decoder, s16 stereo turned into float32 mono) and calls
   `on_pcm(pid, pcm, ts)`
   (`ts`: the packet's RTP time, 48 kHz units, for the mixer's playout timing):
-  no decoder thread hand-off, no task per frame. Once negotiated,
+  no decoder thread hand-off, no task per frame. While the voice loop runs,
+  a `MicBatch` holds the packets until its next tick, which decodes them back
+  to back with their arrival times (`on_pcm(pid, pcm, ts, at)`). Once negotiated,
   `server.rtp_in.RtpIn` hands it the packets straight from the socket's
   callback (SRTP unprotected, header read), without aiortc's receive task;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
@@ -473,10 +475,14 @@ async def open_peer(
     *,
     ice_servers: list[dict] | None,
     max_candidates: int = MAX_CANDIDATES,
-    on_pcm: Callable[[str, np.ndarray, int | None], None],
+    on_pcm: Callable[..., None],
     on_closed: Callable[[str, Peer], None] | None = None,
+    mic_batch: MicBatch | None = None,
 ) -> tuple[Peer, str]:
     """Answer `offer_sdp` for `pid`; returns the peer and the answer SDP.
+
+    `on_pcm(pid, pcm, ts)` gets the decoded mic frames; with `mic_batch`, those it
+    held come at its flush as `on_pcm(pid, pcm, ts, at)` (see MicBatch).
 
     The offer is validated first; every failure closes the half-built
     connection and raises VoiceError, so nothing leaks into the room.
@@ -490,7 +496,7 @@ async def open_peer(
         # is negotiated (preferences are read in setRemoteDescription).
         transceiver = pc.addTransceiver(track, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
-        decoder = MicDecoder(peer, on_pcm)
+        decoder = MicDecoder(peer, on_pcm, mic_batch)
         decoding = set_jitter(transceiver.receiver, buffer=decoder)
         send_directly(transceiver.sender, track)
 
@@ -526,6 +532,44 @@ async def open_peer(
     return peer, answer_sdp
 
 
+class MicBatch:
+    """Mic packets held from their arrival until the voice loop's next tick, then
+    decoded back to back just before it (`flush`).
+
+    Decoded one by one as they arrive, ~6 ms apart in a room of three talkers,
+    each packet finds caches that the work in between has emptied: its decode,
+    silence test and push into the mixer cost several times what they cost in
+    a row (bench/ROOM.md, "Levers 3-6"). The tick that follows is the first
+    that could play them anyway, so holding them until then changes neither
+    the samples nor their timing: each is pushed with its own arrival time.
+    While `holding` is False (the voice loop is not running) a packet is
+    decoded as it arrives; at most MAX_HELD wait.
+    """
+
+    MAX_HELD = 256  # ~5 s of one talker: only a stalled loop gets near it
+
+    __slots__ = ("holding", "_held")
+
+    def __init__(self) -> None:
+        self.holding = False
+        self._held: list[tuple[MicDecoder, JitterFrame, float]] = []
+
+    def hold(self, decoder: MicDecoder, frame: JitterFrame) -> bool:
+        """Keep `frame` for the next flush (True), or False: decode it now."""
+        if not self.holding:
+            return False
+        self._held.append((decoder, frame, time.monotonic()))
+        if len(self._held) >= self.MAX_HELD:
+            self.flush()
+        return True
+
+    def flush(self) -> None:
+        """Decode every packet held, in order of arrival, and deliver its PCM."""
+        held, self._held = self._held, []
+        for decoder, frame, at in held:
+            decoder.decode(frame, at)
+
+
 class MicDecoder(ImmediateJitterBuffer):
     """The server's receive path: each mic packet is decoded where it arrives, on the
     event loop, and its PCM handed to `on_pcm` at once.
@@ -540,10 +584,14 @@ class MicDecoder(ImmediateJitterBuffer):
     by its RTP timestamp.
     """
 
-    def __init__(self, peer: Peer, on_pcm: Callable[[str, np.ndarray, int | None], None]) -> None:
+    def __init__(self, peer: Peer, on_pcm: Callable[..., None],
+                 batch: MicBatch | None = None) -> None:
+        """`on_pcm(pid, pcm, ts)`; with a `batch`, packets it holds are delivered at its
+        flush as `on_pcm(pid, pcm, ts, at)`, `at` their arrival (time.monotonic)."""
         super().__init__()
         self._peer = peer
         self._on_pcm = on_pcm
+        self._batch = batch
         self._direct: DirectDecoder | None = direct_decoder()
         self._decoder = AiortcOpusDecoder() if self._direct is None else None
         self.errors = 0
@@ -554,32 +602,39 @@ class MicDecoder(ImmediateJitterBuffer):
             # An empty payload holds no audio; aiortc's decoder would take it for the
             # end of the stream (an empty av.Packet flushes) and refuse all that follows.
             return False, None
+        if self._batch is None or not self._batch.hold(self, frame):
+            self.decode(frame)
+        return False, None
+
+    def decode(self, frame: JitterFrame, at: float | None = None) -> None:
+        """Decode one packet's frame and deliver its PCM (`at`: when it arrived, if held)."""
+        if self._peer.closed:
+            return
         direct = self._direct
         if direct is not None:
             try:
                 pcm = direct.decode(frame.data)
             except OpusError:
                 self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
-                return False, None
+                return
             try:
-                _deliver_pcm(self._peer, pcm, frame.timestamp, self._on_pcm)
+                _deliver_pcm(self._peer, pcm, frame.timestamp, self._on_pcm, at)
             except Exception:  # never into the receive path
                 log.exception("mic decoder of %s failed", self._peer.pid)
-            return False, None
+            return
         try:
             frames = self._decoder.decode(frame)
         except av.FFmpegError:
             self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
-            return False, None
+            return
         try:
             for f in frames:
-                _deliver(self._peer, f, self._on_pcm)
+                _deliver(self._peer, f, self._on_pcm, at)
         except Exception:  # never into aiortc's receive loop
             log.exception("mic decoder of %s failed", self._peer.pid)
-        return False, None
 
 
-def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
+def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm, at: float | None = None) -> None:
     """One decoded mic frame -> float32 mono 48 kHz -> on_pcm(pid, pcm, RTP time or None)."""
     if frame.sample_rate != SAMPLE_RATE:
         # Only Opus is negotiated, so this is a safety net, not a path.
@@ -591,7 +646,7 @@ def _deliver(peer: Peer, frame: av.AudioFrame, on_pcm) -> None:
         frames = [frame]
     for f in frames:
         _deliver_pcm(peer, frame_to_mono(f), f.pts if frame.sample_rate == SAMPLE_RATE else None,
-                     on_pcm)
+                     on_pcm, at)
 
 
 # A frame whose sum of squares is above this times its length has a sample above the
@@ -606,8 +661,9 @@ def _digital_silence(pcm: np.ndarray) -> bool:
     return not np.any(np.abs(pcm) > SILENCE_PEAK)
 
 
-def _deliver_pcm(peer: Peer, pcm: np.ndarray, ts: int | None, on_pcm) -> None:
-    """float32 mono 48 kHz samples of one mic frame -> on_pcm(pid, pcm, ts), counted."""
+def _deliver_pcm(peer: Peer, pcm: np.ndarray, ts: int | None, on_pcm,
+                 at: float | None = None) -> None:
+    """float32 mono 48 kHz samples of one mic frame -> on_pcm(pid, pcm, ts[, at]), counted."""
     peer.frames_in += 1
     if _digital_silence(pcm):
         # Opus decodes digital silence to +-2 LSB of dither; exact
@@ -615,7 +671,10 @@ def _deliver_pcm(peer: Peer, pcm: np.ndarray, ts: int | None, on_pcm) -> None:
         # share (or skip) their encodes.
         pcm = np.zeros_like(pcm)
         peer.silent_in += 1
-    on_pcm(peer.pid, pcm, ts)
+    if at is None:
+        on_pcm(peer.pid, pcm, ts)
+    else:
+        on_pcm(peer.pid, pcm, ts, at)
 
 
 async def _read_mic(peer: Peer, remote: MediaStreamTrack, on_pcm) -> None:

@@ -54,7 +54,7 @@ import numpy as np
 
 from audio import CueBank, FrameClock, RoomMixer, Routing
 from server.opus import OpusEncoder, OpusSettings
-from server.rtc import Peer, VoiceError, offers_stereo, open_peer, validate_offer
+from server.rtc import MicBatch, Peer, VoiceError, offers_stereo, open_peer, validate_offer
 
 __all__ = ["RoomVoice", "VoiceError", "validate_offer"]
 
@@ -367,6 +367,7 @@ class RoomVoice:
         self._peers: dict[str, Peer] = {}
         self._players: set[str] = set()  # ids the mixer knows (a peer, a routing, a whisper)
         self._listen_only: set[str] = set()  # peers whose sound never enters the mix
+        self._mic = MicBatch()  # mic packets held for the next tick
         self._routed = False  # set_routing called at least once
         self._locks: dict[str, asyncio.Lock] = {}
         self._streams = _Streams(self._opus, self._dtx)
@@ -399,10 +400,12 @@ class RoomVoice:
         """Stop the loop and close every peer."""
         self._started = False
         task, self._task = self._task, None
+        self._mic.holding = False
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._mic.flush()
         peers = list(self._peers.values())
         self._peers.clear()
         await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
@@ -418,11 +421,14 @@ class RoomVoice:
         if self._started and self._peers:
             if not self.loop_running:
                 self._loop_starts += 1
+                self._mic.holding = True  # mic packets wait for the tick (MicBatch)
                 self._task = asyncio.get_running_loop().create_task(
                     self._run(), name=f"voice-{self.room_code}")
         elif self._task is not None:
             self._task.cancel()
             self._task = None
+            self._mic.holding = False
+            self._mic.flush()
             self._step_at = None  # arrivals are timed again from the next loop's first tick
             self._streams = _Streams(self._opus, self._dtx)
             self._mouth_acc = {}
@@ -449,7 +455,7 @@ class RoomVoice:
                     "max_candidates": self._max_candidates}
                 peer, answer = await open_peer(
                     pid, sdp, ice_servers=self._ice_servers, on_pcm=self._on_pcm,
-                    on_closed=self._on_peer_closed, **limits,
+                    on_closed=self._on_peer_closed, mic_batch=self._mic, **limits,
                 )
             except VoiceError:
                 self._refused += 1
@@ -501,14 +507,17 @@ class RoomVoice:
                 except Exception:
                     log.exception("on_peer_lost failed in room %s", self.room_code)
 
-    def _on_pcm(self, pid: str, pcm: np.ndarray, ts: int | None = None) -> None:
+    def _on_pcm(self, pid: str, pcm: np.ndarray, ts: int | None = None,
+                at: float | None = None) -> None:
+        """A decoded mic frame of `pid` (`ts`: its RTP time; `at`: when its packet
+        arrived, if it was held for the tick; else it arrived now)."""
         if pid in self._peers and pid not in self._listen_only:
             if ts is None or self._step_at is None:
                 self.mixer.push(pid, pcm)
             else:
                 # When it arrived (after the last tick) and when it was spoken (RTP
                 # time): the mixer's queue plays it as early as its jitter allows.
-                since = (time.monotonic() - self._step_at) / PERIOD
+                since = ((time.monotonic() if at is None else at) - self._step_at) / PERIOD
                 self.mixer.push(pid, pcm, since, ts / FRAME_SAMPLES)
 
     def _ensure_player(self, pid: str) -> None:
@@ -602,6 +611,7 @@ class RoomVoice:
     def _step(self) -> None:
         """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
         t0 = time.perf_counter()
+        self._mic.flush()  # the mic packets since the last tick, timed from it
         self._step_at = time.monotonic()
         self._tick += 1
         tick = self._tick
