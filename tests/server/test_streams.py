@@ -53,34 +53,48 @@ def _level(x, hz):
 
 class _Room:
     """The voice's per-tick path without the network: mixer, grouping, streams, encodes;
-    one decoder per listener."""
+    one decoder per listener. With `dtx`, a silent mic frame is not pushed (a browser
+    sends nothing)."""
 
-    def __init__(self):
+    def __init__(self, players=tuple(TONES), dtx=False):
+        self.players, self.dtx = list(players), dtx
         self.mixer = RoomMixer()
-        for p in TONES:
+        for p in self.players:
             self.mixer.add_player(p)
-        self.mixer.set_routing(Routing(public=frozenset(TONES),
-                                       whisper={p: frozenset(TONES) - {p} for p in TONES}))
-        self.voice = types.SimpleNamespace(_peers={p: object() for p in TONES})
+        self.mixer.set_routing(Routing(public=frozenset(self.players),
+                                       whisper={p: frozenset(self.players) - {p}
+                                                for p in self.players}))
+        self.voice = types.SimpleNamespace(_peers={p: object() for p in self.players})
         self.streams = _Streams(OpusSettings(), dtx=True)
-        self.decoders = {p: OpusDecoder() for p in TONES}
-        self.heard = {p: [] for p in TONES}
+        self.decoders = {p: OpusDecoder() for p in self.players}
+        self.heard = {p: [] for p in self.players}
+        self.moved = {p: [] for p in self.players}  # ticks at which p's stream moved
+        self.encodes = 0
+        self.ticks = 0
 
     def tick(self, frames):
         for p, f in frames.items():
-            self.mixer.push(p, f)
+            if not self.dtx or f.any():
+                self.mixer.push(p, f)
         mixes = self.mixer.tick().mixes
         groups = RoomVoice._groups(self.voice, mixes)
+        was = {p: s for p, (s, _) in self.streams.stream_of.items()}
         got = {}
         for stream, (mix, _, silent) in self.streams.assign(groups, self.voice._peers):
+            before = stream.encodes
             payload = stream.encode(mix, silent)
+            self.encodes += stream.encodes - before
             for p in stream.members:
                 assert p not in got, f"{p} is in two streams"
                 got[p] = payload
-        for p in TONES:
+        for p in self.players:
+            now = self.streams.stream_of.get(p, (None,))[0]
+            if p in was and now is not was[p] and was[p] not in self.streams.streams:
+                self.moved[p].append(self.ticks)  # its stream is gone (a split keeps it)
             payload = got.get(p, b"")  # nothing while a new peer waits for a stream
             pcm = self.decoders[p].decode(payload) if payload else np.zeros(FRAME, np.float32)
             self.heard[p].append(np.asarray(pcm, np.float32).reshape(-1)[:FRAME])
+        self.ticks += 1
 
     def audio(self, p, start_tick):
         return np.concatenate(self.heard[p][start_tick:])
@@ -215,43 +229,14 @@ def _chatter(rng, players, ticks, whisperer_hz):
 
 def _chatter_room(players=6, ticks=900, seed=1):
     """An offline room where everyone chats (`_chatter`), P0 whispering to P1 throughout,
-    every listener with its own decoder: (what each listener decoded, the ticks at
-    which each listener's stream moved into another, encodes a tick)."""
-    players = [f"p{i}" for i in range(players)]
-    sig = _chatter(np.random.default_rng(seed), players, ticks, whisperer_hz=2500.0)
-    mixer = RoomMixer()
-    for p in players:
-        mixer.add_player(p)
-    mixer.set_routing(Routing(public=frozenset(players),
-                              whisper={p: frozenset(players) - {p} for p in players}))
-    mixer.start_whisper("p0", "p1")
-    room = types.SimpleNamespace(_peers={p: object() for p in players})
-    streams = _Streams(OpusSettings(), dtx=True)
-    decoders = {p: OpusDecoder() for p in players}
-    heard = {p: [] for p in players}
-    moved = {p: [] for p in players}
-    encodes = 0
+    mics with DTX: (what each listener decoded, the ticks at which each listener's
+    stream moved into another, encodes a tick)."""
+    room = _Room([f"p{i}" for i in range(players)], dtx=True)
+    sig = _chatter(np.random.default_rng(seed), room.players, ticks, whisperer_hz=2500.0)
+    room.mixer.start_whisper("p0", "p1")
     for t in range(ticks):
-        for p in players:
-            frame = sig[p][t * FRAME:(t + 1) * FRAME]
-            if frame.any():  # DTX: a silent mic sends nothing
-                mixer.push(p, frame)
-        was = {p: s for p, (s, _) in streams.stream_of.items()}
-        got = {}
-        groups = RoomVoice._groups(room, mixer.tick().mixes)
-        for stream, (mix, _, silent) in streams.assign(groups, room._peers):
-            before = stream.encodes
-            payload = stream.encode(mix, silent)
-            encodes += stream.encodes - before
-            for p in stream.members:
-                got[p] = payload
-        for p in players:
-            now = streams.stream_of[p][0]
-            if p in was and now is not was[p] and was[p] not in streams.streams:
-                moved[p].append(t)  # its old stream is gone: it moved (a split keeps it)
-            pcm = decoders[p].decode(got[p]) if got.get(p) else np.zeros(FRAME, np.float32)
-            heard[p].append(np.asarray(pcm, np.float32).reshape(-1)[:FRAME])
-    return {p: np.concatenate(h) for p, h in heard.items()}, moved, encodes / ticks
+        room.tick({p: x[t * FRAME:(t + 1) * FRAME] for p, x in sig.items()})
+    return {p: room.audio(p, 0) for p in room.players}, room.moved, room.encodes / ticks
 
 
 def _unspoken(x):
