@@ -377,7 +377,7 @@ class OpusEncoder:
     @staticmethod
     def sharing_possible() -> bool:
         """True if encoders made now can be cloned (direct libopus, copies checked)."""
-        return libopus() is not None and clone_works()
+        return clone_works()  # False without direct libopus
 
     @property
     def can_clone(self) -> bool:

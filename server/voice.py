@@ -11,8 +11,9 @@ Each tick (drift-free deadlines from `audio.FrameClock`):
    a stream, and the payload queued on every member's track (`rtc.MixTrack`,
    bounded, oldest dropped if a sender stalls), only while their decoders are
    in the state its encoder expects. A stream whose members' mixes part splits
-   (the encoder is copied); streams join only in silence; a new peer joins the
-   stream its mix has equalled for a few ticks, or starts one. A mix that stays
+   (the encoder is copied); streams join in a long silence, or move in a pause
+   into a larger one that has encoded the same frames for 0.5 s; a new peer
+   joins the stream its mix has equalled for a few ticks, or starts one. A mix that stays
    silent is not encoded again and is sent as Opus DTX (one packet per 400 ms);
 4. every third tick (about 16.7 Hz) the loudest mouth level of those ticks
    goes to `on_mouths`.
@@ -178,11 +179,12 @@ class _Streams:
 
         A listener with a new peer (a fresh decoder) joins a stream or starts its own
         (`_newcomers`); one whose mix changed channel count starts its own. A stream
-        whose members' mixes now differ splits: the largest part keeps it, every other part goes on with a copy.
-        Streams whose mixes have all been silent JOIN_SILENT ticks merge into a fresh
-        one; a stream that has encoded the same frames as a larger one for JOIN_EQUAL
-        ticks moves its members into it in a pause. Where the encoder cannot be copied (PyAV's), every listener keeps a stream
-        of its own: one encode per listener, and no listener ever switches encoder.
+        whose members' mixes now differ splits: the largest part keeps it, every other
+        part goes on with a copy. Streams whose mixes have all been silent JOIN_SILENT
+        ticks merge into a fresh one; a stream that has encoded the same frames as a
+        larger one for JOIN_EQUAL ticks moves its members into it in a pause. Where the
+        encoder cannot be copied (PyAV's), every listener keeps a stream of its own: one
+        encode per listener, and no listener ever switches encoder.
         """
         share = OpusEncoder.sharing_possible()
         parts: dict[int, tuple[_Stream, dict[int, list[str]]]] = {}
