@@ -15,6 +15,7 @@ import json
 import statistics
 import sys
 import time
+import types
 from pathlib import Path
 
 import av
@@ -76,14 +77,15 @@ def _personalise(mixer: RoomMixer, spatial: bool, volumes: int) -> None:
         mixer.set_volumes(p, {PLAYERS[(i + 1) % len(PLAYERS)]: 0.5})
 
 
-def _encode_distinct(streams: _Streams, peers: dict, res) -> int:
+def _encode_distinct(streams: _Streams, room, res) -> int:
     """What the server encodes for this tick's mixes, with its own code: the mixes
     grouped by content (`RoomVoice._groups`), its streams (`_Streams`: an encoder per
     set of listeners that decoded all its packets), one encode per stream that is
-    not reusing a silent packet. Returns the encodes made."""
-    room = type("Room", (), {"_peers": peers})()
+    not reusing a silent packet. `room`: anything with the listeners' `_peers`.
+    Returns the encodes made."""
     made = 0
-    for stream, (mix, _, silent) in streams.assign(RoomVoice._groups(room, res.mixes), peers):
+    groups = RoomVoice._groups(room, res.mixes)
+    for stream, (mix, _, silent) in streams.assign(groups, room._peers):
         before = stream.encodes
         stream.encode(mix, silent)
         made += stream.encodes - before
@@ -116,7 +118,8 @@ def main(argv: list[str] | None = None) -> dict:
         _personalise(m, args.spatial, args.volumes)
     encoders = [_encoder() for _ in PLAYERS]
     streams = _Streams(OpusSettings(), dtx=True)
-    peers = {p: object() for p in PLAYERS}  # one peer each, kept: no newcomers after tick 1
+    # one peer each, kept: no newcomers after the first tick
+    room = types.SimpleNamespace(_peers={p: object() for p in PLAYERS})
     enc_distinct_us: list[float] = []
     drunk_probe = [DrunkVoice(seed=1), DrunkVoice(seed=2)]
 
@@ -140,7 +143,7 @@ def main(argv: list[str] | None = None) -> dict:
         for dv, p in zip(drunk_probe, DRUNK, strict=True):  # the drunk share of the tick
             dv.process(voices[p][t * FRAME : (t + 1) * FRAME])
         t3 = time.perf_counter()
-        _encode_distinct(streams, peers, res)  # what the server encodes
+        _encode_distinct(streams, room, res)  # what the server encodes
         d1 = time.perf_counter()
         if t >= args.warmup:
             tick_us.append((t1 - t0) * 1e6)
