@@ -30,15 +30,22 @@ def opus_path(request, monkeypatch):
     opus.reset()
 
 
+def _syllable(out, t, n, hz):
+    """Write one syllable into `out` at sample `t`: `n` samples (fewer at the end) of a
+    tone with 5 ms ramps. Returns the samples written."""
+    k = np.arange(max(0, min(n, out.size - t)))
+    ramp = np.minimum(1, np.minimum(k, k[::-1] + 1) / 240)
+    out[t:t + k.size] = 0.3 * ramp * np.sin(2 * np.pi * hz * (t + k) / SR)
+    return k.size
+
+
 def _syllables(rng, hz, ticks, quiet=()):
     """A tone in syllables (80-300 ms on, 50-250 ms off), silent in the `quiet` tick spans."""
     out = np.zeros(ticks * FRAME, np.float32)
     t = 0
     while t < out.size:
         on, off = int(rng.uniform(0.08, 0.3) * SR), int(rng.uniform(0.05, 0.25) * SR)
-        k = np.arange(min(on, out.size - t))
-        ramp = np.minimum(1, np.minimum(k, k[::-1] + 1) / 240)
-        out[t:t + k.size] = 0.3 * ramp * np.sin(2 * np.pi * hz * (t + k) / SR)
+        _syllable(out, t, on, hz)
         t += on + off
     for a, b in quiet:
         out[a * FRAME:b * FRAME] = 0.0
@@ -218,10 +225,8 @@ def _chatter(rng, players, ticks, whisperer_hz):
         while t < size:
             end = t + int(rng.uniform(1.0, 4.0) * SR)
             while t < min(end, size):
-                k = np.arange(min(int(rng.uniform(0.08, 0.3) * SR), size - t))
-                ramp = np.minimum(1, np.minimum(k, k[::-1] + 1) / 240)
-                x[t:t + k.size] = 0.3 * ramp * np.sin(2 * np.pi * hz * (t + k) / SR)
-                t += k.size + int(rng.uniform(0.05, 0.25) * SR)
+                t += _syllable(x, t, int(rng.uniform(0.08, 0.3) * SR), hz)
+                t += int(rng.uniform(0.05, 0.25) * SR)
             t += int(rng.uniform(0.5, 3.0) * SR)
         sig[p] = x
     return sig
