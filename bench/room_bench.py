@@ -18,7 +18,9 @@ Who says what:
 
 Measured over `--seconds` after every bot is connected and settled:
 - `server_cpu_core_share`: the server process's CPU time (utime + stime from
-  /proc/PID/stat) over wall time, as a share of one core;
+  /proc/PID/stat) over wall time, as a share of one core; `server_cpu_split`
+  divides it into the kernel's (stime), libopus's encodes and decodes (the
+  server's own count, /metrics) and the rest;
 - gaps: receive-side inter-arrival intervals over 40 ms at every bot (only the
   click listener decodes; the others time packet arrivals, to spare the cores);
 - latency: click "mouth" time (end of its capture frame minus its offset)
@@ -152,9 +154,14 @@ def serve_profiled(out: str, argv: list[str]) -> int:
 
 def cpu_seconds(pid: int) -> float:
     """utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15)."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(utime, stime) of a process in seconds: its own code and the kernel's for it."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS
 
 
 # ----------------------------------------------------------------- a worker
@@ -294,11 +301,11 @@ def run(args: argparse.Namespace) -> dict:
                                             stderr=open(os.path.join(tmp, f"worker{w}.log"), "wb"),  # noqa: SIM115
                                             text=True))
         time.sleep(max(0.0, start_at - time.time()))
-        c0, w0 = cpu_seconds(proc.pid), time.monotonic()
+        (u0, k0), w0 = cpu_split(proc.pid), time.monotonic()
         b0 = sum(cpu_seconds(p.pid) for p in workers)
         m0 = httpx.get(url + "/metrics", timeout=30).text
         time.sleep(args.seconds)
-        c1, w1 = cpu_seconds(proc.pid), time.monotonic()
+        (u1, k1), w1 = cpu_split(proc.pid), time.monotonic()
         b1 = sum(cpu_seconds(p.pid) for p in workers)
         m1 = httpx.get(url + "/metrics", timeout=30).text
         reports = []
@@ -323,17 +330,33 @@ def run(args: argparse.Namespace) -> dict:
                           for r in reports if "bots" in r])
     lat = [x for r in reports for x in r.get("latencies", [])]
     counters = ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
-                "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks")
+                "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks",
+                "sussurro_opus_encode_cpu_seconds_total", "sussurro_opus_decode_cpu_seconds_total",
+                "sussurro_opus_decodes_total")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
               "sussurro_voice_jitter_depth_mean")
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
     metrics.update({k: _metric(m1, k) for k in gauges})
+    c0, c1, wall = u0 + k0, u1 + k1, w1 - w0
+    opus = {op: metrics[f"sussurro_opus_{op}_cpu_seconds_total"] for op in ("encode", "decode")}
     return {
         "bots": args.bots, "procs": args.procs, "clicker": 1,
         "talkers": "debate" if args.debate else args.talkers,
         "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
-        "server_cpu_core_share": round((c1 - c0) / (w1 - w0), 3),
+        "server_cpu_core_share": round((c1 - c0) / wall, 3),
+        # where it goes: the kernel's share (stime: sockets, epoll), libopus's (the
+        # server's own count of its encodes and decodes, the thread's CPU clock), and
+        # the rest (the interpreter, aiortc, SRTP, numpy, the web server)
+        "server_cpu_split": {
+            "kernel": round((k1 - k0) / wall, 3),
+            "opus_encode": round(opus["encode"] / wall, 3),
+            "opus_decode": round(opus["decode"] / wall, 3),
+            "rest": round((u1 - u0 - opus["encode"] - opus["decode"]) / wall, 3),
+            "encode_us": round(1e6 * opus["encode"] / max(metrics["sussurro_voice_encodes"], 1), 1),
+            "decode_us": round(1e6 * opus["decode"] / max(metrics["sussurro_opus_decodes_total"], 1),
+                               1),
+        },
         # per second of audio actually mixed: the same figure if the loaded machine
         # made the server skip ticks (then the share above under-reports)
         "server_cpu_per_audio_second": round((c1 - c0) / max(metrics["sussurro_voice_ticks"] * 0.02, 1e-9), 3),

@@ -27,6 +27,12 @@ _NAMES = {
                      "gauge"),
     "distinct_mixes_last": ("sussurro_distinct_mixes", "distinct mixes in the last tick, all rooms",
                             "gauge"),
+    "opus_encode_cpu_s": ("sussurro_opus_encode_cpu_seconds_total", "CPU time in Opus encodes"
+                          " of the rooms' mixes", "counter"),
+    "opus_decode_cpu_s": ("sussurro_opus_decode_cpu_seconds_total", "CPU time in Opus decodes"
+                          " of the players' mics (libopus called directly)", "counter"),
+    "decodes": ("sussurro_opus_decodes_total", "mic packets decoded (libopus called directly)",
+                "counter"),
     "distinct_mixes_mean": ("sussurro_distinct_mixes_mean", "mean distinct mixes per tick, summed"
                             " over rooms", "gauge"),
 }

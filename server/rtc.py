@@ -548,11 +548,14 @@ class MicBatch:
 
     MAX_HELD = 256  # ~5 s of one talker: only a stalled loop gets near it
 
-    __slots__ = ("holding", "_held")
+    __slots__ = ("holding", "_held", "decodes", "decode_ns")
 
     def __init__(self) -> None:
         self.holding = False
         self._held: list[tuple[MicDecoder, JitterFrame, float]] = []
+        # the room's mic decodes (held or not) and their CPU time (the thread's clock)
+        self.decodes = 0
+        self.decode_ns = 0
 
     def hold(self, decoder: MicDecoder, frame: JitterFrame) -> bool:
         """Keep `frame` for the next flush (True), or False: decode it now."""
@@ -612,11 +615,17 @@ class MicDecoder(ImmediateJitterBuffer):
             return
         direct = self._direct
         if direct is not None:
+            t0 = time.thread_time_ns()
             try:
                 pcm = direct.decode(frame.data)
             except OpusError:
                 self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
                 return
+            finally:
+                batch = self._batch
+                if batch is not None:
+                    batch.decodes += 1
+                    batch.decode_ns += time.thread_time_ns() - t0
             try:
                 _deliver_pcm(self._peer, pcm, frame.timestamp, self._on_pcm, at)
             except Exception:  # never into the receive path

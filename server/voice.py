@@ -112,7 +112,7 @@ class _Stream:
     """
 
     __slots__ = ("enc", "channels", "members", "silent_run", "last_payload", "encodes", "dtx",
-                 "independent", "equal_to", "equal_run")
+                 "independent", "equal_to", "equal_run", "cpu_ns")
 
     def __init__(self, settings: OpusSettings, dtx: bool, channels: int = 1,
                  enc: OpusEncoder | None = None) -> None:
@@ -122,6 +122,7 @@ class _Stream:
         self.silent_run = 0
         self.last_payload = b""
         self.encodes = 0
+        self.cpu_ns = 0  # CPU time its encodes took (the thread's clock)
         self.dtx = dtx
         self.independent = 0  # frames still to encode without prediction
         self.equal_to: _Stream | None = None  # the larger stream encoding this one's mix
@@ -151,6 +152,7 @@ class _Stream:
                 return b""
             return self.last_payload
         self.encodes += 1
+        t0 = time.thread_time_ns()
         if self.independent:
             self.enc.predict(False)
             self.last_payload = self.enc.encode(mix)
@@ -159,6 +161,7 @@ class _Stream:
                 self.enc.predict(True)
         else:
             self.last_payload = self.enc.encode(mix)
+        self.cpu_ns += time.thread_time_ns() - t0
         return self.last_payload
 
 
@@ -384,6 +387,7 @@ class RoomVoice:
         self._distinct: deque[int] = deque(maxlen=250)
         self._depths: deque[float] = deque(maxlen=50)
         self._encodes = 0  # Opus encodes actually run (silence reuse excluded)
+        self._encode_ns = 0  # their CPU time (the thread's clock)
         self._mixer_distinct = 0
         self._late = 0
         self._clock: FrameClock | None = None
@@ -621,9 +625,10 @@ class RoomVoice:
         result = self.mixer.tick()
         groups = self._groups(result.mixes)
         for stream, (mix, _, silent) in self._streams.assign(groups, self._peers):
-            before = stream.encodes
+            before, cpu = stream.encodes, stream.cpu_ns
             payload = stream.encode(mix, silent)
             self._encodes += stream.encodes - before
+            self._encode_ns += stream.cpu_ns - cpu
             if payload:
                 for pid in stream.members:
                     self._peers[pid].track.push(payload, tick)
@@ -699,6 +704,11 @@ class RoomVoice:
             "encoders": len(self._streams.streams),
             "stereo_encoders": sum(1 for st in self._streams.streams if st.channels == 2),
             "encodes": self._encodes,
+            # CPU time in the Opus codec (the event loop thread's clock): what a
+            # voice costs before any packet, mixing or Python (bench/ROOM.md, "floor")
+            "opus_encode_cpu_s": round(self._encode_ns / 1e9, 4),
+            "decodes": self._mic.decodes,
+            "opus_decode_cpu_s": round(self._mic.decode_ns / 1e9, 4),
             "late_ticks": self._late,
             # how far the tick grid moved earlier to meet the talkers' frames (ticks)
             "phase_moved": round(self._phase_moved, 3),

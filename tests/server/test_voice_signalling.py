@@ -57,6 +57,11 @@ async def test_offers_are_answered_and_a_speaker_mouth_moves_for_everyone(server
         metrics = httpx.get(server.url("/metrics")).text
         assert re.search(r"^sussurro_peers 2$", metrics, re.M), metrics
         assert re.search(r"^sussurro_voice_rooms 1$", metrics, re.M)
+        # Ada's tone was decoded and Bob's mix encoded, both in libopus: their CPU time counts.
+        for name in ("sussurro_opus_decodes_total", "sussurro_opus_decode_cpu_seconds_total",
+                     "sussurro_opus_encode_cpu_seconds_total"):
+            found = re.search(rf"^{name} (\S+)$", metrics, re.M)
+            assert found and float(found.group(1)) > 0, (name, metrics)
         # A hostile offer is refused with the voice layer's code; the other peers stay.
         mark = cy.mark()
         await cy.send("rtc_offer", sdp="v=0\r\nnonsense", ref="o1")
