@@ -151,16 +151,18 @@ async def test_listeners_with_the_same_mix_share_one_encode():
         # one public speaker: they hear nothing, the three others hear them
         room.peers["p1"].mic.source = Tone(TONES[0])
         await asyncio.sleep(0.6)
-        s1 = room.voice.stats()
+        s1, sent1 = room.voice.stats(), sum(room.peers[p].mic.sent for p in pids)
         await asyncio.sleep(0.4)
-        s2 = room.voice.stats()
+        s2, sent2 = room.voice.stats(), sum(room.peers[p].mic.sent for p in pids)
         assert s2["distinct_mixes"]["last"] == 2
         ticks = s2["ticks"] - s1["ticks"]
         assert s2["encodes"] - s1["encodes"] <= 2 * ticks + 2
         assert s2["peers"] == 4
-        # The codec's CPU is counted where it is spent: every mic decoded once a frame
-        # (these bots send their silence, no DTX), the encodes of the mixes encoded.
-        assert abs((s2["decodes"] - s1["decodes"]) - 4 * ticks) <= 12, (s1, s2)
+        # The codec's CPU is counted where it is spent: every mic packet sent is decoded
+        # once (these bots send their silence too, no DTX; a few are in flight or held
+        # for the next tick at either end), and the mixes encoded.
+        decoded = s2["decodes"] - s1["decodes"]
+        assert abs(decoded - (sent2 - sent1)) <= 3 * len(pids), (decoded, sent2 - sent1)
         assert s2["opus_decode_cpu_s"] > s1["opus_decode_cpu_s"]
         assert s2["opus_encode_cpu_s"] > s1["opus_encode_cpu_s"]
     finally:
