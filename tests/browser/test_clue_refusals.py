@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from game.text import MAX_CLUE_WORDS, clue_words
 from tests.browser.harness import i18n, launch_player, seat_text_only, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -68,7 +69,12 @@ def test_refused_clues_are_explained_in_italian_french_and_english(server, trio)
 
     player.page.select_option(".topbar .lang select", "en")
     player.page.wait_for_selector("#clue-input")
-    refusal(player, f"my {word} here", "en", "clue_uses_secret_word")
+    # The word inside a longer clue, padded only as far as the word limit allows: some
+    # secret words are two or three words long, and a clue over the limit is refused
+    # for its length first.
+    room = MAX_CLUE_WORDS - len(clue_words(word))
+    padded = " ".join(["my"] * (room >= 1) + [word] + ["here"] * (room >= 2))
+    refusal(player, padded, "en", "clue_uses_secret_word")
     refusal(player, "   ", "en", "clue_empty")
     # Someone else typing out of turn gets a plain refusal too (nothing to send: no field).
     other = next(p for p in trio if p is not player)
