@@ -58,6 +58,8 @@ RELAXED = {  # the room's 16 joins in a few seconds from one address
 }
 CLICK_EVERY = 25  # frames: a click every 0.5 s
 DEBATE_SEED = 7
+TICKS = os.sysconf("SC_CLK_TCK")
+LINGER = 5.0  # seconds the bots stay after the window
 
 
 def debate_schedule(speakers: list[int], frames: int, seed: int = DEBATE_SEED) -> dict[int, list[bool]]:
@@ -86,8 +88,6 @@ def debate_schedule(speakers: list[int], frames: int, seed: int = DEBATE_SEED) -
         t = end + int(rng.uniform(-15, 30))
         spk = rng.choice([s for s in speakers if s != spk])
     return on
-TICKS = os.sysconf("SC_CLK_TCK")
-LINGER = 5.0  # seconds the bots stay after the window
 
 
 # ----------------------------------------------------------------- the server
@@ -205,12 +205,12 @@ async def worker(args: argparse.Namespace) -> dict:
         """A tone spoken when the debate's schedule says so, silence otherwise."""
 
         def __init__(self, hz: float, on: list[bool]) -> None:
-            self.tone, self.on = Tone(hz, 0.08), on
+            self.tone, self.quiet, self.on = Tone(hz, 0.08), Silence(), on
 
         def frame(self, n: int):
             if n < len(self.on) and self.on[n]:
                 return self.tone.frame(n)
-            return Silence().frame(n)
+            return self.quiet.frame(n)
 
     bots = []
     click_src = None
