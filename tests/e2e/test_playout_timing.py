@@ -26,7 +26,10 @@ async def test_the_tick_comes_right_after_the_talker_frames_and_the_voice_still_
         while time.monotonic() < end:
             await asyncio.sleep(0.5)
             slack = voice.stats()["playout_slack"]
-            if slack is not None and slack <= PHASE_KEEP + 0.02:
+            # A negative slack is a moment, not convergence: a stall of this loaded
+            # machine made the latest delays longer than the playout allows for; the
+            # grid holds still until the stall's segments age out of the spread.
+            if slack is not None and 0 <= slack <= PHASE_KEEP + 0.02:
                 break
         # Converged: the talker's worst frames (measured jitter and margin included)
         # wait at most ~1.4 ms for their tick, where a fixed grid leaves them anywhere
