@@ -5,6 +5,9 @@
  * Props starting with "on" become listeners; `dataset`/`style` objects are merged;
  * everything else is set as an attribute (false/null skip it, true sets it empty).
  */
+// The value each field was drawn with: a field whose value differs is being typed in.
+const drawn = new WeakMap();
+
 export function h(tag, props = {}, ...children) {
   const el = tag.includes(":")
     ? document.createElementNS("http://www.w3.org/2000/svg", tag.split(":")[1])
@@ -19,6 +22,7 @@ export function h(tag, props = {}, ...children) {
       Object.assign(el.style, value);
     } else if (key === "value" && "value" in el) {
       el.value = value;
+      drawn.set(el, el.value);
     } else if (key === "checked" || key === "disabled" || key === "selected") {
       el[key] = Boolean(value);
       if (value) el.setAttribute(key, "");
@@ -47,14 +51,48 @@ export function fill(el, ...children) {
 
 /**
  * Re-render a region only when its inputs change, so an input being typed in or a
- * finger pressing a button is not destroyed by an unrelated update.
+ * finger pressing a button is not destroyed by an unrelated update. When it does
+ * change, the field that had the focus keeps it (found again by its id) with what was
+ * typed in it and not yet sent: the host who edits one timer and taps the next keeps
+ * the next one's keyboard and text when the room answers the first.
  */
 export function region(el, inputs, render) {
   const key = JSON.stringify(inputs);
   if (el.dataset.key === key) return false;
   el.dataset.key = key;
+  const focused = focusIn(el);
   fill(el, render());
+  focused?.();
   return true;
+}
+
+const TYPED = "input:not([type=checkbox]):not([type=radio]):not([type=button]), textarea";
+
+/** The field focused inside `el`, as a function that gives its focus (and any text not
+ * yet committed) to the field of the same id after a redraw; null if none is focused. */
+function focusIn(el) {
+  const old = document.activeElement;
+  if (!old || !old.id || old === el || !el.contains(old)) return null;
+  const typed = old.matches(TYPED) && old.value !== (drawn.get(old) ?? "") ? old.value : null;
+  let range = null;
+  try { range = [old.selectionStart, old.selectionEnd]; } catch { /* number inputs have none */ }
+  return () => {
+    const now = el.querySelector(`#${CSS.escape(old.id)}`);
+    if (!now || now.disabled || typeof now.focus !== "function") return;
+    now.focus({ preventScroll: true });
+    if (typed === null || !now.matches(TYPED)) return;
+    now.value = typed;
+    if (range && range[0] !== null) {
+      try { now.setSelectionRange(range[0], range[1]); } catch { /* not a text field */ }
+    }
+    // A value put back by script is no user edit: the browser would not send `change` for
+    // it on blur. Send it then, once, if it still differs from what the room drew.
+    let changed = false;
+    now.addEventListener("change", () => { changed = true; }, { once: true });
+    now.addEventListener("blur", () => {
+      if (!changed && now.value !== (drawn.get(now) ?? "")) now.dispatchEvent(new Event("change", { bubbles: true }));
+    }, { once: true });
+  };
 }
 
 /**

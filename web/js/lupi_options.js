@@ -71,7 +71,7 @@ export function lupiOptions(settings, editable, send) {
               value: timers[key] ?? "", disabled,
               onchange: (ev) => {
                 const n = Math.round(Number(ev.target.value));
-                if (Number.isFinite(n) && n >= tmin && n <= max) set("timers", { ...timers, [key]: n });
+                if (Number.isFinite(n) && n >= tmin && n <= max) set("timers", { [key]: n });
               },
             }));
         }))));

@@ -191,7 +191,7 @@ export function undercoverOptions(settings, editable, send) {
           onchange: (ev) => {
             const n = Math.round(Number(ev.target.value));
             const inRange = (tmin === null || n >= tmin) && (tmax === null || n <= tmax);
-            if (Number.isFinite(n) && inRange) set("timers", { ...timers, [key]: n });
+            if (Number.isFinite(n) && inRange) set("timers", { [key]: n });
           },
         }))))),
     wordListField(o, editable, "pairs", catalog.engines?.undercover?.custom_words),

@@ -42,6 +42,7 @@ export function impostorOptions(settings, editable, send) {
   const names = cat.categories?.[o.lang] || {};
   const catIds = Object.keys(names);
   const cats = Array.isArray(o.categories) ? o.categories : null;
+  const chosenCats = new Set(cats || []);
   const maxImp = Math.max(...Object.values(cat.max_impostors || { 16: 7 }));
   const roleNeed = cat.roles || {};
   const roles = new Set(o.roles || []);
@@ -103,8 +104,8 @@ export function impostorOptions(settings, editable, send) {
           onchange: (ev) => {
             const raw = ev.target.value.trim();
             const n = Math.round(Number(raw));
-            if (raw === "") set("timers", { ...timers, [key]: null });
-            else if (Number.isFinite(n) && n >= tmin && n <= tmax) set("timers", { ...timers, [key]: n });
+            if (raw === "") set("timers", { [key]: null });
+            else if (Number.isFinite(n) && n >= tmin && n <= tmax) set("timers", { [key]: n });
           },
         })))),
       h("small", { class: "hint" }, t("imp.opt.pace_hint"))),
@@ -118,9 +119,10 @@ export function impostorOptions(settings, editable, send) {
         h("input", {
           type: "checkbox", name: "category", value: c, checked: cats.includes(c), disabled,
           onchange: (ev) => {
-            const next = new Set(cats);
-            if (ev.target.checked) next.add(c); else next.delete(c);
-            set("categories", next.size ? catIds.filter((x) => next.has(x)) : null);
+            // One set for the whole drawn form (as `roles`): two ticks before the room
+            // answers the first both count.
+            if (ev.target.checked) chosenCats.add(c); else chosenCats.delete(c);
+            set("categories", chosenCats.size ? catIds.filter((x) => chosenCats.has(x)) : null);
           },
         }),
         h("span", {}, names[c] || (has(`cat.${c}`) ? t(`cat.${c}`) : c)))))),
