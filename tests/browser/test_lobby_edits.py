@@ -24,6 +24,16 @@ EDITS = {
 }
 
 
+# Two ticks in one go, before the room answers the first: both must count.
+UNTICK_TWO = """() => {
+  const boxes = [...document.querySelectorAll("input[name=category]")].slice(0, 2);
+  for (const box of boxes) {
+    box.checked = false;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  return boxes.map((b) => b.value);
+}"""
+
 # Every field given its value and committed (its `change`) in one go, before the room can
 # answer any of them: what a host tabbing through the form does, without a test driver
 # racing the redraws.
@@ -36,80 +46,72 @@ COMMIT_ALL = """(edits) => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def host(pw, tmp_path_factory):
+    """One host page for the whole file (a browser start is most of each test's time);
+    each test opens its own room on the module's server."""
+    player = launch_player(pw, tmp_path_factory.mktemp("lobby"), "Ada", 520.0)
+    yield player
+    player.context.close()
+
+
+def choose(host, server, preset: str) -> None:
+    """A new room of `host`'s, set to `preset`."""
+    create_room(server, host)
+    if preset != "intruso":
+        host.page.select_option("#opt-preset", preset)
+    wait_until(lambda: host.state("s.room.settings.preset") == preset, what=preset)
+
+
 @pytest.mark.parametrize("preset", list(EDITS))
-def test_timers_edited_in_a_row_are_all_kept(server, pw, tmp_path, preset):
-    host = launch_player(pw, tmp_path, "Ada", 520.0)
-    try:
-        create_room(server, host)
-        if preset != "intruso":
-            host.page.select_option("#opt-preset", preset)
-            wait_until(lambda: host.state("s.room.settings.preset") == preset, what=preset)
-        edits = EDITS[preset]
-        for key in edits:
-            host.page.wait_for_selector(f"#opt-timer-{key}")
+def test_timers_edited_in_a_row_are_all_kept(shared_server, host, preset):
+    choose(host, shared_server, preset)
+    edits = EDITS[preset]
+    for key in edits:
+        host.page.wait_for_selector(f"#opt-timer-{key}")
 
-        def held() -> dict:
-            return host.state("s.room.settings.options.timers")
+    def held() -> dict:
+        return host.state("s.room.settings.options.timers")
 
-        def holding(want: dict) -> None:
-            try:
-                wait_until(lambda: all(held().get(k) == v for k, v in want.items()),
-                           what=f"the timers {want}")
-            except AssertionError as e:
-                raise AssertionError(f"the room holds {held()}, typed {want}") from e
+    def holding(want: dict) -> None:
+        try:
+            wait_until(lambda: all(held().get(k) == v for k, v in want.items()),
+                       what=f"the timers {want}")
+        except AssertionError as e:
+            raise AssertionError(f"the room holds {held()}, typed {want}") from e
 
-        host.page.evaluate(COMMIT_ALL, edits)
-        holding(edits)
-        for key, seconds in edits.items():
-            assert host.page.input_value(f"#opt-timer-{key}") == str(seconds), key
+    host.page.evaluate(COMMIT_ALL, edits)
+    holding(edits)
+    for key, seconds in edits.items():
+        assert host.page.input_value(f"#opt-timer-{key}") == str(seconds), key
 
-        # Typing in the last field when the room's answer to the first one redraws the
-        # form: the field keeps the focus (a phone keeps its keyboard) and the digits.
-        first, last = list(edits)[0], list(edits)[-1]
-        host.page.focus(f"#opt-timer-{last}")
-        host.page.keyboard.press("Control+A")
-        host.page.keyboard.type("12")
-        host.page.evaluate(COMMIT_ALL, {first: edits[first] + 5})
-        holding({first: edits[first] + 5})
-        assert host.page.evaluate("document.activeElement.id") == f"opt-timer-{last}"
-        assert host.page.input_value(f"#opt-timer-{last}") == "12"
-        host.page.keyboard.type("0")
-        host.page.keyboard.press("Tab")  # leaving the field commits it
-        holding({first: edits[first] + 5, last: 120})
-        assert not host.errors, host.errors
-    finally:
-        host.context.close()
-
-
-# Two ticks in one go, before the room answers the first: both must count.
-UNTICK_TWO = """() => {
-  const boxes = [...document.querySelectorAll("input[name=category]")].slice(0, 2);
-  for (const box of boxes) {
-    box.checked = false;
-    box.dispatchEvent(new Event("change", { bubbles: true }));
-  }
-  return boxes.map((b) => b.value);
-}"""
+    # Typing in the last field when the room's answer to the first one redraws the
+    # form: the field keeps the focus (a phone keeps its keyboard) and the digits.
+    first, last = list(edits)[0], list(edits)[-1]
+    host.page.focus(f"#opt-timer-{last}")
+    host.page.keyboard.press("Control+A")
+    host.page.keyboard.type("12")
+    host.page.evaluate(COMMIT_ALL, {first: edits[first] + 5})
+    holding({first: edits[first] + 5})
+    assert host.page.evaluate("document.activeElement.id") == f"opt-timer-{last}"
+    assert host.page.input_value(f"#opt-timer-{last}") == "12"
+    host.page.keyboard.type("0")
+    host.page.keyboard.press("Tab")  # leaving the field commits it
+    holding({first: edits[first] + 5, last: 120})
+    assert not host.errors, host.errors
 
 
 @pytest.mark.parametrize("preset", ["intruso", "classica"])
-def test_categories_unticked_in_a_row_are_all_kept(server, pw, tmp_path, preset):
-    host = launch_player(pw, tmp_path, "Ada", 520.0)
-    try:
-        create_room(server, host)
-        if preset != "intruso":
-            host.page.select_option("#opt-preset", preset)
-            wait_until(lambda: host.state("s.room.settings.preset") == preset, what=preset)
-        host.page.uncheck("#opt-cat-all")  # every category listed, each ticked
-        wait_until(lambda: host.state("Array.isArray(s.room.settings.options.categories)"),
-                   what="the category list")
-        every = host.state("s.room.settings.options.categories")
-        host.page.wait_for_selector("input[name=category]")
-        gone = host.page.evaluate(UNTICK_TWO)
-        assert len(gone) == 2 and set(gone) <= set(every)
-        want = [c for c in every if c not in gone]
-        wait_until(lambda: host.state("s.room.settings.options.categories") == want,
-                   what=f"the categories without {gone}")
-        assert not host.errors, host.errors
-    finally:
-        host.context.close()
+def test_categories_unticked_in_a_row_are_all_kept(shared_server, host, preset):
+    choose(host, shared_server, preset)
+    host.page.uncheck("#opt-cat-all")  # every category listed, each ticked
+    wait_until(lambda: host.state("Array.isArray(s.room.settings.options.categories)"),
+               what="the category list")
+    every = host.state("s.room.settings.options.categories")
+    host.page.wait_for_selector("input[name=category]")
+    gone = host.page.evaluate(UNTICK_TWO)
+    assert len(gone) == 2 and set(gone) <= set(every)
+    want = [c for c in every if c not in gone]
+    wait_until(lambda: host.state("s.room.settings.options.categories") == want,
+               what=f"the categories without {gone}")
+    assert not host.errors, host.errors
