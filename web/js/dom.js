@@ -1,13 +1,13 @@
 // Tiny DOM helpers: build elements from plain data, no framework.
 
+// The value each field was drawn with: a field whose value differs is being typed in.
+const drawn = new WeakMap();
+
 /**
  * h("button", {class: "x", onclick: fn, "aria-label": "..."}, child, ...)
  * Props starting with "on" become listeners; `dataset`/`style` objects are merged;
  * everything else is set as an attribute (false/null skip it, true sets it empty).
  */
-// The value each field was drawn with: a field whose value differs is being typed in.
-const drawn = new WeakMap();
-
 export function h(tag, props = {}, ...children) {
   const el = tag.includes(":")
     ? document.createElementNS("http://www.w3.org/2000/svg", tag.split(":")[1])
