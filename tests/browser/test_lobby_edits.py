@@ -5,7 +5,8 @@ Each timer field sends only the timer it changed, and each category tick the lis
 stands after the ticks before it: a field that sent what the form last drew would put
 back the edits made just before, whenever the room's answer to them had not come back
 yet (a host tabbing through the form). And the room's answer, which redraws the form,
-leaves the field being typed in focused, with its text.
+leaves the field being typed in focused, with its text (a file picker keeps its focus
+only: its value is no text to put back).
 """
 
 from __future__ import annotations
@@ -114,4 +115,20 @@ def test_categories_unticked_in_a_row_are_all_kept(shared_server, host, preset):
     want = [c for c in every if c not in gone]
     wait_until(lambda: host.state("s.room.settings.options.categories") == want,
                what=f"the categories without {gone}")
+    assert not host.errors, host.errors
+
+
+def test_a_redraw_while_a_word_file_is_chosen_keeps_the_form_working(shared_server, host):
+    """The word list's file picker keeps its focus through a redraw; its value (a file
+    name) is no typed text to put back, and the form goes on drawing."""
+    choose(host, shared_server, "intruso")
+    host.page.wait_for_selector("#opt-words-file")
+    host.page.set_input_files("#opt-words-file", files=[{
+        "name": "parole.txt", "mimeType": "text/plain", "buffer": b"gatto, cane\n"}])
+    host.page.focus("#opt-words-file")
+    host.page.evaluate(COMMIT_ALL, {"clue": 35})
+    wait_until(lambda: host.state("s.room.settings.options.timers.clue") == 35, what="clue 35")
+    assert host.page.evaluate("document.activeElement.id") == "opt-words-file"
+    host.page.evaluate(COMMIT_ALL, {"clue": 40})  # and the next answer still redraws
+    wait_until(lambda: host.page.input_value("#opt-timer-clue") == "40", what="redrawn")
     assert not host.errors, host.errors

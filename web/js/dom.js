@@ -66,7 +66,9 @@ export function region(el, inputs, render) {
   return true;
 }
 
-const TYPED = "input:not([type=checkbox]):not([type=radio]):not([type=button]), textarea";
+// Fields one types text or digits into (a file picker's value cannot be put back).
+const TYPED = ["text", "number", "search", "email", "tel", "url"]
+  .map((type) => `input[type=${type}]`).concat("input:not([type])", "textarea").join(", ");
 
 /** The field focused inside `el`, as a function that gives its focus (and any text not
  * yet committed) to the field of the same id after a redraw; null if none is focused. */
