@@ -132,3 +132,21 @@ def test_a_redraw_while_a_word_file_is_chosen_keeps_the_form_working(shared_serv
     host.page.evaluate(COMMIT_ALL, {"clue": 40})  # and the next answer still redraws
     wait_until(lambda: host.page.input_value("#opt-timer-clue") == "40", what="redrawn")
     assert not host.errors, host.errors
+
+
+def test_impostore_roles_ticked_in_a_row_are_all_kept(shared_server, host):
+    choose(host, shared_server, "classica")
+    host.page.wait_for_selector("input[name=role]")
+    before = host.state("s.room.settings.options.roles") or []
+    added = host.page.evaluate("""() => {
+      const boxes = [...document.querySelectorAll("input[name=role]")].filter((b) => !b.checked).slice(0, 2);
+      for (const box of boxes) {
+        box.checked = true;
+        box.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+      return boxes.map((b) => b.value);
+    }""")
+    assert len(added) == 2 and not set(added) & set(before)
+    wait_until(lambda: set(host.state("s.room.settings.options.roles") or []) == {*before, *added},
+               what=f"the roles {before} and {added}")
+    assert not host.errors, host.errors

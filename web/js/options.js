@@ -72,7 +72,10 @@ function countSelect(id, label, value, max, disabled, onChange, mode = "balance"
     Array.from({ length: max + 1 - first }, (_, i) => i + first).map((n) => h("option", { value: n, selected: value === n }, String(n)))));
 }
 
-function checkList(name, universe, chosen, labelOf, disabled, onChange) {
+/** Checkboxes for `universe` (`chosen` ticked); `onChange` gets the ticked ones in the
+ * universe's order. One set per drawn list: ticks made before the room answers the
+ * first all count. */
+export function checkList(name, universe, chosen, labelOf, disabled, onChange) {
   const set = new Set(chosen);
   return h("div", { class: "checks" }, universe.map((item) => h("label", { class: "check" },
     h("input", {

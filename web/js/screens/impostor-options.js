@@ -6,7 +6,7 @@
 
 import { h } from "../dom.js";
 import { has, t } from "../i18n.js";
-import { getCatalog } from "../options.js";
+import { checkList, getCatalog } from "../options.js";
 import { wordListField } from "../wordlist.js";
 
 function select(id, label, value, choices, disabled, onChange, hint = null) {
@@ -42,10 +42,8 @@ export function impostorOptions(settings, editable, send) {
   const names = cat.categories?.[o.lang] || {};
   const catIds = Object.keys(names);
   const cats = Array.isArray(o.categories) ? o.categories : null;
-  const chosenCats = new Set(cats || []);
   const maxImp = Math.max(...Object.values(cat.max_impostors || { 16: 7 }));
   const roleNeed = cat.roles || {};
-  const roles = new Set(o.roles || []);
   const paces = cat.paces || {};
   const pace = Object.keys(paces).find((p) => sameTimers(paces[p], o.timers)) || "custom";
   const timers = o.timers || {};
@@ -65,15 +63,8 @@ export function impostorOptions(settings, editable, send) {
     flag("opt-know", t("imp.opt.impostors_know"), o.impostors_know, disabled, (v) => set("impostors_know", v)),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("imp.opt.roles")),
-      h("div", { class: "checks" }, Object.keys(roleNeed).map((r) => h("label", { class: "check" },
-        h("input", {
-          type: "checkbox", name: "role", value: r, checked: roles.has(r), disabled,
-          onchange: (ev) => {
-            if (ev.target.checked) roles.add(r); else roles.delete(r);
-            set("roles", Object.keys(roleNeed).filter((x) => roles.has(x)));
-          },
-        }),
-        h("span", {}, t(`imp.role_option.${r}`))))),
+      checkList("role", Object.keys(roleNeed), o.roles || [], (r) => t(`imp.role_option.${r}`), disabled,
+        (list) => set("roles", list)),
       h("small", { class: "hint" }, t("imp.opt.roles_hint"))),
     select("opt-rounds", t("imp.opt.rounds"), o.rounds,
       Array.from({ length: cat.max_rounds || 5 }, (_, i) => [i + 1, String(i + 1)]), disabled, (v) => set("rounds", Number(v))),
@@ -115,17 +106,9 @@ export function impostorOptions(settings, editable, send) {
         type: "checkbox", id: "opt-cat-all", checked: cats === null, disabled,
         onchange: (ev) => set("categories", ev.target.checked ? null : [...catIds]),
       }), t("opt.categories_all")),
-      cats === null ? null : h("div", { class: "checks" }, catIds.map((c) => h("label", { class: "check" },
-        h("input", {
-          type: "checkbox", name: "category", value: c, checked: cats.includes(c), disabled,
-          onchange: (ev) => {
-            // One set for the whole drawn form (as `roles`): two ticks before the room
-            // answers the first both count.
-            if (ev.target.checked) chosenCats.add(c); else chosenCats.delete(c);
-            set("categories", chosenCats.size ? catIds.filter((x) => chosenCats.has(x)) : null);
-          },
-        }),
-        h("span", {}, names[c] || (has(`cat.${c}`) ? t(`cat.${c}`) : c)))))),
+      cats === null ? null : checkList("category", catIds, cats,
+        (c) => names[c] || (has(`cat.${c}`) ? t(`cat.${c}`) : c), disabled,
+        (list) => set("categories", list.length ? list : null))),
     wordListField(o, editable, "words", cat.custom_words),
     flag("opt-eliminated-speak", t("opt.eliminated_speak"), o.eliminated_speak, disabled, (v) => set("eliminated_speak", v)));
 }
