@@ -2,6 +2,22 @@
 #   docker compose up -d             (compose.yaml: host networking, the volume, optional coturn)
 #   docker build -t sussurro . && docker run --network host -v sussurro-data:/data sussurro
 # WebRTC needs UDP on ephemeral ports: docs/deploy.md explains why host networking.
+
+# The one compiled part, server/_fastrtp.c (outbound RTP, server/fastrtp.py), is built
+# into a wheel here, where a compiler is; the image itself has none.
+FROM python:3.11-slim-bookworm AS build
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY pyproject.toml setup.py README.md ./
+COPY game ./game
+COPY audio ./audio
+COPY server ./server
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
+    && python -c "import zipfile, glob; w, = glob.glob('/wheels/*.whl'); assert any(n.startswith('server/_fastrtp') for n in zipfile.ZipFile(w).namelist()), 'server._fastrtp not built'"
+
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -11,8 +27,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 # Every dependency comes as a wheel (aiortc, av, numpy, scipy, soundfile bundle their
-# libraries): no compiler, no system package.
-COPY pyproject.toml README.md ./
+# libraries), and Sussurro's own from the build stage: no compiler, no system package.
+COPY --from=build /wheels /wheels
+COPY pyproject.toml setup.py README.md ./
 COPY game ./game
 COPY audio ./audio
 COPY server ./server
@@ -20,7 +37,8 @@ COPY web ./web
 COPY scripts/offline_assets.py ./scripts/
 # The one-phone page's offline files: Pyodide from the npm registry (pinned, sha512
 # checked) and the core archive, built into /app/offline-build.
-RUN pip install --no-cache-dir . \
+RUN pip install --no-cache-dir /wheels/*.whl \
+    && rm -rf /wheels \
     && python scripts/offline_assets.py \
     && groupadd --system --gid 10001 sussurro \
     && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home sussurro \

@@ -332,9 +332,10 @@ def run(args: argparse.Namespace) -> dict:
     counters = ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
                 "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks",
                 "sussurro_opus_encode_cpu_seconds_total", "sussurro_opus_decode_cpu_seconds_total",
-                "sussurro_opus_decodes_total")
+                "sussurro_opus_decodes_total", "sussurro_voice_send_cpu_s",
+                "sussurro_voice_packets_out")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
-              "sussurro_voice_jitter_depth_mean")
+              "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders")
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
     metrics.update({k: _metric(m1, k) for k in gauges})
     c0, c1, wall = u0 + k0, u1 + k1, w1 - w0
@@ -356,6 +357,10 @@ def run(args: argparse.Namespace) -> dict:
             "encode_us": round(1e6 * opus["encode"] / max(metrics["sussurro_voice_encodes"], 1), 1),
             "decode_us": round(1e6 * opus["decode"] / max(metrics["sussurro_opus_decodes_total"], 1),
                                1),
+            # within the rest: the voice tick's packet sends (the kernel's sendto included)
+            "sends": round(metrics["sussurro_voice_send_cpu_s"] / wall, 3),
+            "send_us": round(1e6 * metrics["sussurro_voice_send_cpu_s"]
+                             / max(metrics["sussurro_voice_packets_out"], 1), 2),
         },
         # per second of audio actually mixed: the same figure if the loaded machine
         # made the server skip ticks (then the share above under-reports)

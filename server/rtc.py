@@ -15,9 +15,11 @@ between the network and it:
   callback (SRTP unprotected, header read), without aiortc's receive task;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
   the voice loop; once the connection is up, `DirectRtp` sends each one at
-  once (RTP header, SRTP, `sendto`) in place of aiortc's sender task. Until
-  then (or if aiortc's internals are not as expected) `recv()` returns them
-  as `av.Packet`s that aiortc's sender only packetises.
+  once (RTP header, SRTP, `sendto`) in place of aiortc's sender task, and
+  soon hands that to a compiled sender (server/fastrtp.py) where it was
+  built: the same bytes in one C call. Until then (or if aiortc's internals
+  are not as expected) `recv()` returns them as `av.Packet`s that aiortc's
+  sender only packetises.
 
 Each of these shortcuts checks the private parts of aiortc, aioice or
 pylibsrtp it relies on when the peer is set up (`server.srtp`: once per
@@ -62,6 +64,7 @@ from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtp import RtpPacket
 from aiortc.utils import random16, random32, uint16_gt
 
+from server import fastrtp
 from server.opus import (
     FRAME,
     SAMPLE_RATE,
@@ -86,6 +89,9 @@ NEGOTIATION_TIMEOUT = 10.0
 # per-speaker jitter queue already absorbs arrival jitter (see set_jitter).
 JITTER_PREFETCH = 0
 NTP_EPOCH_OFFSET = 2_208_988_800  # seconds from 1900 (NTP) to 1970 (Unix)
+# Ticks between two hand-overs of a compiled sender's counters to aiortc (its RTCP sender
+# reports and stats read them) and two checks that its path still holds (~0.5 s).
+SYNC_EVERY = 25
 SILENCE_PEAK = 4 / 32768  # -78 dBFS: a decoded frame quieter than this is digital silence
 
 OPUS = RTCRtpCodecCapability(mimeType="audio/opus", clockRate=48000, channels=2)
@@ -279,7 +285,8 @@ class DirectRtp:
     Python per packet; in a 16-player room that was half the server's work.
     """
 
-    __slots__ = ("_sender", "_dtls", "_header", "_seq", "_origin", "_srtp", "sent", "unsent")
+    __slots__ = ("_sender", "_dtls", "_header", "_seq", "_origin", "_srtp", "sent", "unsent",
+                 "native", "_native_pair")
 
     def __init__(self, sender, codec) -> None:
         self._sender = sender
@@ -293,6 +300,8 @@ class DirectRtp:
         self._srtp: FastSrtp | None = fast_srtp(self._dtls._tx_srtp)
         self.sent = 0
         self.unsent = 0  # packets that found the transport not (or no longer) connected
+        self.native = None  # a server._fastrtp.Sender once go_native() made one
+        self._native_pair = None
 
     def send(self, payload: bytes, timestamp: int) -> None:
         """Send one payload whose RTP time is `timestamp` (in 1/48000 s since the first)."""
@@ -328,6 +337,64 @@ class DirectRtp:
         sender._RTCRtpSender__packet_count += 1
         dtls._RTCDtlsTransport__tx_bytes += len(data)
         dtls._RTCDtlsTransport__tx_packets += 1
+
+    def go_native(self, tick0: int):
+        """Hand the sends to a compiled `Sender` (server/fastrtp.py) on this path, if the
+        extension is there and the path is a plain UDP pair (not a TURN relay): the same
+        header, sequence numbers and RTP times (`tick0`: the track's first tick). The
+        Sender, or None (the Python path goes on)."""
+        dtls, sender = self._dtls, self._sender
+        if self.native is not None or self._srtp is None or not sender._enabled:
+            return self.native  # no FastSrtp: pylibsrtp is not as server/srtp.py expects
+        if dtls._state is not DtlsState.CONNECTED:
+            return None
+        pair = dtls.transport._connection._nominated.get(1)
+        protocol = getattr(pair, "protocol", None)
+        if type(protocol) is not aioice.ice.StunProtocol or protocol.transport is None:
+            return None
+        sock = protocol.transport.get_extra_info("socket")
+        if sock is None:
+            return None
+        self.native = fastrtp.sender(sock.fileno(), pair.remote_addr, dtls._tx_srtp,
+                                     bytes(self._header), self._seq, self._origin, tick0)
+        self._native_pair = pair if self.native is not None else None
+        return self.native
+
+    def sync(self) -> int:
+        """Hand the compiled Sender's counts since the last sync to aiortc (what its RTCP
+        sender reports and stats read) and check its path still holds: the sender
+        enabled, DTLS up, the same ICE pair. If not, the Sender is closed and the
+        Python path takes over at the next sequence number. Between two syncs the
+        Sender does not look (that is the point): a sender disabled by a new
+        description, or a connection closing, lets up to SYNC_EVERY more packets
+        go to the peer's address, as a sender task that had not yet seen it would.
+        The packets it sent."""
+        native = self.native
+        if native is None:
+            return 0
+        sent, octets, wire, dropped, errors, last_ts, ntp, self._seq = native.sync()
+        sender, dtls = self._sender, self._dtls
+        self.sent += sent
+        self.unsent += errors
+        if sent:
+            sender._RTCRtpSender__ntp_timestamp = ntp
+            sender._RTCRtpSender__rtp_timestamp = last_ts
+            sender._RTCRtpSender__octet_count += octets
+            sender._RTCRtpSender__packet_count += sent
+            dtls._RTCDtlsTransport__tx_bytes += wire
+            dtls._RTCDtlsTransport__tx_packets += sent
+        pair = self._native_pair
+        if not (sender._enabled and dtls._state is DtlsState.CONNECTED
+                and dtls.transport._connection._nominated.get(1) is pair
+                and pair.protocol.transport is not None):
+            self.close_native()
+        return sent
+
+    def close_native(self) -> None:
+        """Back to the Python path (counts already synced)."""
+        if self.native is not None:
+            self.native.close()
+        self.native = self._native_pair = None
 
 
 def _ntp_now() -> int:
@@ -376,8 +443,9 @@ class MixTrack(MediaStreamTrack):
     """Outbound audio of one listener: pre-encoded Opus payloads, paced by the voice loop.
 
     `push(payload, tick)` is called once per 20 ms tick. Once the connection
-    is up the payload is sent at once through the attached `DirectRtp`;
-    otherwise (aiortc's own sender) `recv()` returns them as `av.Packet`s.
+    is up the payload is sent at once through the attached `DirectRtp`, or
+    its compiled sender once it has one (checked and synced every SYNC_EVERY
+    ticks); otherwise (aiortc's own sender) `recv()` returns them as `av.Packet`s.
     Either way the RTP time counts ticks since the track's first one, so a
     dropped packet leaves a gap in RTP time rather than shifting what follows.
     """
@@ -393,6 +461,8 @@ class MixTrack(MediaStreamTrack):
         self.stopped = asyncio.Event()
         self._first_tick: int | None = None
         self._direct: DirectRtp | None = None
+        self._fast: Callable[[bytes, int], int] | None = None  # the compiled Sender's send
+        self._native_at = 0  # the tick from which go_native() may be tried (again)
         self.sent = 0
         self.dropped = 0
 
@@ -406,9 +476,34 @@ class MixTrack(MediaStreamTrack):
     def _send(self, direct: DirectRtp, payload: bytes, tick: int) -> None:
         self.sent += 1
         direct.send(payload, (tick - self._first_tick) * FRAME)
+        if tick >= self._native_at and direct.native is None:
+            self._native_at = tick + SYNC_EVERY
+            native = direct.go_native(self._first_tick)
+            if native is not None:
+                self._fast = native.send
+
+    @property
+    def native(self) -> bool:
+        """True while the compiled sender sends this track's packets."""
+        return self._fast is not None
+
+    def _sync(self, tick: int = 0) -> None:
+        direct = self._direct
+        if direct is None:
+            self._fast = None
+            return
+        self.sent += direct.sync()
+        if direct.native is None:  # its path changed: Python sends, for a while at least
+            self._fast = None
+            self._native_at = tick + SYNC_EVERY
 
     def push(self, payload: bytes, tick: int) -> None:
         """Send or queue one payload; if the sender has stalled, the oldest goes."""
+        fast = self._fast
+        if fast is not None:  # server._fastrtp: header, SRTP and sendto in one C call
+            if fast(payload, tick) >= SYNC_EVERY:
+                self._sync(tick)
+            return
         if self.readyState != "live":
             return
         if self._first_tick is None:
@@ -434,6 +529,10 @@ class MixTrack(MediaStreamTrack):
 
     def stop(self) -> None:
         super().stop()
+        if self._direct is not None:
+            self._sync()
+            self._direct.close_native()
+        self._fast = None
         self._direct = None
         self._ready.set()  # wake a pending recv so it raises MediaStreamError
         self.stopped.set()

@@ -388,6 +388,8 @@ class RoomVoice:
         self._depths: deque[float] = deque(maxlen=50)
         self._encodes = 0  # Opus encodes actually run (silence reuse excluded)
         self._encode_ns = 0  # their CPU time (the thread's clock)
+        self._send_ns = 0  # the tick's packets to the listeners: the same clock, encodes not
+        self._packets_out = 0
         self._mixer_distinct = 0
         self._late = 0
         self._clock: FrameClock | None = None
@@ -624,14 +626,18 @@ class RoomVoice:
         tick = self._tick
         result = self.mixer.tick()
         groups = self._groups(result.mixes)
-        for stream, (mix, _, silent) in self._streams.assign(groups, self._peers):
+        assigned = self._streams.assign(groups, self._peers)
+        encode_ns, start_ns = self._encode_ns, time.thread_time_ns()
+        for stream, (mix, _, silent) in assigned:
             before, cpu = stream.encodes, stream.cpu_ns
             payload = stream.encode(mix, silent)
             self._encodes += stream.encodes - before
             self._encode_ns += stream.cpu_ns - cpu
             if payload:
+                self._packets_out += len(stream.members)
                 for pid in stream.members:
                     self._peers[pid].track.push(payload, tick)
+        self._send_ns += time.thread_time_ns() - start_ns - (self._encode_ns - encode_ns)
         self._distinct.append(len(groups))
         self._mixer_distinct = result.distinct
         acc = self._mouth_acc
@@ -707,6 +713,10 @@ class RoomVoice:
             # CPU time in the Opus codec (the event loop thread's clock): what a
             # voice costs before any packet, mixing or Python (bench/ROOM.md, "floor")
             "opus_encode_cpu_s": round(self._encode_ns / 1e9, 4),
+            # and in sending the encoded packets (header, SRTP, sendto: the kernel's part
+            # too), with the Python around them (bench/ROOM.md, "compiled sender")
+            "send_cpu_s": round(self._send_ns / 1e9, 4),
+            "packets_out": self._packets_out,
             "decodes": self._mic.decodes,
             "opus_decode_cpu_s": round(self._mic.decode_ns / 1e9, 4),
             "late_ticks": self._late,
@@ -719,6 +729,8 @@ class RoomVoice:
             "loop_running": self.loop_running,
             "loop_starts": self._loop_starts,
             "track_drops": sum(p.track.dropped for p in self._peers.values()),
+            # listeners whose packets the compiled sender sends (server/fastrtp.py)
+            "native_senders": sum(1 for p in self._peers.values() if p.track.native),
             "frames_in": sum(p.frames_in for p in self._peers.values()),
             "silent_frames_in": sum(p.silent_in for p in self._peers.values()),
         }

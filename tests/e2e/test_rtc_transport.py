@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from server import opus, rtp_in, srtp
+from server import fastrtp, opus, rtp_in, srtp
 from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
@@ -142,6 +142,69 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(direc
     finally:
         await client.close()
         await peer.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("native", [True, False], ids=["compiled", "python"])
+async def test_mix_packets_leave_through_the_compiled_sender_or_pythons_alike(native,
+                                                                             monkeypatch):
+    """Issue 15 (server CPU): once the connection is up, the listener's packets are sent by
+    server/_fastrtp.c (header, SRTP, sendto in one call) where it is built, by DirectRtp's
+    Python otherwise (forced here). Either way the tone arrives intact with no packet lost
+    or out of order, and the server's sender reports carry the counts the compiled sender
+    hands back. Midway the compiled sender's path is made to look changed: the Python path
+    takes over at the next sequence number, and a new compiled sender later."""
+    if native:
+        fast_rtp_built = pytest.importorskip("server._fastrtp")
+        assert fast_rtp_built.Sender
+    else:
+        monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    client, offer = await _offer()
+    peer, answer = await open_peer("p1", offer, ice_servers=None, on_pcm=lambda *a: None)
+    natives: list[bool] = []
+    try:
+        await client.accept_answer(answer)
+        await asyncio.wait_for(client.connected.wait(), 15)
+        enc = OpusEncoder()
+        t0 = time.monotonic()
+        for n in range(150):
+            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
+            peer.track.push(enc.encode(x), n)
+            natives.append(peer.track.native)
+            if n == 60 and native:
+                assert peer.track.native
+                peer.track._direct._native_pair = object()  # as if ICE had moved to another pair
+            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await asyncio.sleep(0.3)
+        peer.track._sync()  # what a sync SYNC_EVERY ticks later would hand aiortc
+        if native:
+            # handed over after a tick or two, back to Python at the first sync after
+            # tick 60, then a new compiled sender SYNC_EVERY ticks later
+            assert natives[5] and not natives[95] and natives[-1]
+        else:
+            assert not any(natives) and peer.track._direct._srtp is not None
+        down = client.recorder.audio()
+        assert tone_db(steady(down, 0.5), 880) > -16
+        for _ in range(40):  # RTCP, sent every 0.5-1.5 s
+            client_side, server_side = await client.pc.getStats(), await peer.pc.getStats()
+            remote = _stats(client_side, "remote-outbound-rtp")  # the server's sender report
+            if remote and remote[0].packetsSent >= 140 and _stats(server_side, "remote-inbound-rtp"):
+                break
+            await asyncio.sleep(0.1)
+        (inbound,) = _stats(client_side, "inbound-rtp")
+        assert inbound.packetsReceived == 150 and inbound.packetsLost == 0
+        (remote,) = _stats(client_side, "remote-outbound-rtp")
+        assert 140 <= remote.packetsSent <= 150
+        (report,) = _stats(server_side, "remote-inbound-rtp")  # the client's receiver report
+        assert report.packetsLost == 0
+        (outbound,) = _stats(server_side, "outbound-rtp")
+        if not native:
+            assert outbound.packetsSent == 150
+    finally:
+        await client.close()
+        await peer.close()
+    assert peer.track._direct is None and not peer.track.native  # closed with the peer
 
 
 async def _refused(sdp) -> str:

@@ -1,19 +1,24 @@
 """Issue 15 (server CPU): the hot-path pieces that bypass pylibsrtp's wrapper and aiortc's
-RTP parser give the same bytes as the libraries do, and step aside when the libraries are
-not as they expect. Real libsrtp sessions, real aiortc packets; no network here (the
-end-to-end checks of both paths are in tests/e2e/test_rtc_transport.py)."""
+RTP parser, and the compiled sender (server/fastrtp.py), give the same bytes as the
+libraries do, and step aside when the libraries are not as they expect. Real libsrtp
+sessions, real aiortc packets, loopback sockets only (the end-to-end checks of both
+paths are in tests/e2e/test_rtc_transport.py)."""
 
 from __future__ import annotations
 
 import os
 import random
+import shutil
+import socket
+import struct
+import time
 
 import pylibsrtp
 import pytest
 from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters, RTCRtpParameters
 from aiortc.rtp import HeaderExtensionsMap, RtpPacket
 
-from server import srtp
+from server import fastrtp, srtp
 from server.rtp_in import payload_span
 
 
@@ -119,3 +124,139 @@ def test_payload_span_finds_the_payload_where_aiortc_parses_it():
         else:
             assert span is not None and data[span[0]:span[1]] == expected, data.hex()
     assert 50 < refused < len(cases) - 200  # both kinds were really tried
+
+
+# -- server._fastrtp: the compiled sender (setup.py builds it where a C compiler is) --------
+
+def _built() -> None:
+    """The compiled sender must be there wherever it can be built: a broken build would
+    otherwise pass unnoticed, the Python path sending in its place."""
+    if fastrtp._fastrtp is None:
+        if shutil.which(os.environ.get("CC", "cc")) is None:
+            pytest.skip("no C compiler here: server._fastrtp is not built, the Python path sends")
+        pytest.fail("server._fastrtp is not built although a C compiler is here: "
+                    "run scripts/setup.sh again and read pip's output")
+
+
+def _udp_pair() -> tuple[socket.socket, socket.socket]:
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))
+    rx.settimeout(2.0)
+    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    return rx, tx
+
+
+def test_native_sender_sends_what_the_python_path_sends():
+    """Header (sequence number, RTP time from the tick), SRTP and the datagram: byte for
+    byte what DirectRtp's Python path sends on a twin session, across the sequence number's
+    wrap and skipped ticks; the counters aiortc's RTCP reports read add up."""
+    _built()
+    assert fastrtp.self_check() and fastrtp.available()
+    key = os.urandom(30)
+    ours, twin = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, key=key)
+    reference = srtp.fast_srtp(twin)
+    rx, tx = _udp_pair()
+    rng = random.Random(15)
+    packets = _packets(300, rng)
+    header = bytearray(packets[0][0])
+    origin, tick0, seq0 = 0xFFFF0000, 5000, 65500  # the RTP time and the number both wrap
+    sender = fastrtp.sender(tx.fileno(), rx.getsockname(), ours, bytes(header), seq0, origin,
+                            tick0)
+    try:
+        tick, octets, wire = tick0, 0, 0
+        for i, (_, payload) in enumerate(packets):
+            tick += rng.choice((1, 1, 1, 2, 7))  # DTX pauses leave gaps in RTP time
+            assert sender.send(payload, tick) == i + 1
+            struct.pack_into("!HL", header, 2, (seq0 + i) & 0xFFFF,
+                             (origin + (tick - tick0) * 960) & 0xFFFFFFFF)
+            expected = reference.protect(header, payload)
+            assert rx.recv(2048) == expected, i
+            octets, wire = octets + len(payload), wire + len(expected)
+        sent, got_octets, got_wire, dropped, errors, last_ts, ntp, seq = sender.sync()
+        assert (sent, got_octets, got_wire, dropped, errors) == (300, octets, wire, 0, 0)
+        assert last_ts == (origin + (tick - tick0) * 960) & 0xFFFFFFFF
+        assert seq == (seq0 + 300) & 0xFFFF
+        assert abs((ntp >> 32) - 2_208_988_800 - time.time()) < 5  # NTP time of the last send
+        assert sender.sync()[:5] == (0, 0, 0, 0, 0)  # counts start again
+        assert sender.send(packets[0][1], tick + 1) == 1
+    finally:
+        sender.close()
+        rx.close()
+        tx.close()
+
+
+def test_native_sender_refuses_bad_input_and_sends_nothing():
+    _built()
+    (session,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1)
+    protect, ctx = fastrtp._addresses(session)
+    rx, tx = _udp_pair()
+    rx.settimeout(0.2)
+    host, port = rx.getsockname()
+    good = dict(fd=tx.fileno(), host=host, port=port, protect=protect, ctx=ctx,
+                header=bytes(12), seq=1, origin=0, tick0=0, keep=session)
+    try:
+        for bad in (dict(header=bytes(11)), dict(header=bytes(65)), dict(host="example.org"),
+                    dict(host="fe80::1%eth9"), dict(port=0), dict(port=70000), dict(seq=-1),
+                    dict(seq=65536), dict(ctx=0), dict(protect=0)):
+            with pytest.raises(ValueError):
+                fastrtp._fastrtp.Sender(**{**good, **bad})
+        with pytest.raises(OSError):
+            fastrtp._fastrtp.Sender(**{**good, "fd": 10_000})  # not an open descriptor
+        # the factory answers None (the Python path sends) where the Sender refuses
+        assert fastrtp.sender(tx.fileno(), ("fe80::1%eth9", port), session, bytes(12), 1, 0,
+                              0) is None
+        sender = fastrtp._fastrtp.Sender(**good)
+        with pytest.raises(ValueError):
+            sender.send(bytes(1500), 1)  # no room for the packet and its SRTP tag
+        for args in ((bytearray(10), 1), ("text", 1), (b"x",), (b"x", "1")):
+            with pytest.raises(TypeError):
+                sender.send(*args)
+        sender.close()
+        with pytest.raises(ValueError):
+            sender.send(b"x", 1)
+        with pytest.raises(TimeoutError):
+            rx.recv(2048)  # none of these sent anything
+        assert sender.sync()[:5] == (0, 0, 0, 0, 0)
+    finally:
+        rx.close()
+        tx.close()
+
+
+def test_native_sender_keeps_sending_after_the_event_loops_socket_is_closed():
+    """The Sender sends on its own duplicate of the socket: if aiortc closes the peer's
+    socket first, the descriptor number may be reused by another socket, but the Sender's
+    packets still leave from the peer's port, never from the newcomer's."""
+    _built()
+    (session,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1)
+    rx, tx = _udp_pair()
+    tx.bind(("127.0.0.1", 0))
+    src = tx.getsockname()
+    sender = fastrtp.sender(tx.fileno(), rx.getsockname(), session, bytes(12), 1, 0, 0)
+    tx.close()
+    newcomer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        newcomer.bind(("127.0.0.1", 0))
+        sender.send(b"after", 1)
+        _, addr = rx.recvfrom(2048)
+        assert addr == src != newcomer.getsockname()
+    finally:
+        sender.close()
+        newcomer.close()
+        rx.close()
+
+
+def test_native_sender_steps_aside_when_not_built_or_turned_off(monkeypatch):
+    (session,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1)
+    args = (0, ("127.0.0.1", 9), session, bytes(12), 1, 0, 0)
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    monkeypatch.setattr(fastrtp, "_fastrtp", None)  # built without a compiler
+    assert not fastrtp.available() and fastrtp.sender(*args) is None
+    _built_module = pytest.importorskip("server._fastrtp")
+    monkeypatch.setattr(fastrtp, "_fastrtp", _built_module)
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")  # the operator's switch
+    assert not fastrtp.available() and fastrtp.sender(*args) is None
+    monkeypatch.delenv("SUSSURRO_NATIVE_RTP")
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    monkeypatch.setattr(srtp, "_lib", None)  # pylibsrtp's binding is not as expected
+    assert not fastrtp.available()
