@@ -20,7 +20,9 @@ Measured over `--seconds` after every bot is connected and settled:
 - `server_cpu_core_share`: the server process's CPU time (utime + stime from
   /proc/PID/stat) over wall time, as a share of one core; `server_cpu_split`
   divides it into the kernel's (stime), libopus's encodes and decodes (the
-  server's own count, /metrics) and the rest;
+  server's own count, /metrics) and the rest, and gives within it the voice
+  tick's packet sends (`sends`, `send_us` per packet: /metrics too, the
+  kernel's `sendto` included);
 - gaps: receive-side inter-arrival intervals over 40 ms at every bot (only the
   click listener decodes; the others time packet arrivals, to spare the cores);
 - latency: click "mouth" time (end of its capture frame minus its offset)
