@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import av
 import numpy as np
 import soundfile as sf
-from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCIceTransportPolicy, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 from server.opus import (
@@ -335,17 +335,20 @@ class VoicePeer:
     def __init__(self, source: Source | None = None, *, ice_servers: list[dict] | None = None,
                  encode: bool = True, dtx: bool = False, prefetch: int | None = 0,
                  recorder: Recorder | None = None, decode: bool = True,
-                 stereo: bool = False) -> None:
+                 stereo: bool = False, relay_only: bool = False) -> None:
         """`prefetch`: frames aiortc's jitter buffer holds (0: none, the recording is the
         arrival; None: aiortc's default of 4). `recorder`: append to an existing
         recording (a reconnection keeps one timeline). `decode=False`: record only
         arrival and RTP times (no audio), for load tests. `stereo`: the offer says
         `stereo=1` (as a browser that takes stereo does) and the recording keeps
-        both channels."""
+        both channels. `relay_only`: offer only TURN-relayed candidates (as a phone
+        whose network lets nothing else through must use; `ice_servers` name the
+        TURN server)."""
         self.mic = MicTrack(source or Silence(), encode=encode, dtx=dtx)
         self.stereo = stereo
         self.recorder = recorder if recorder is not None else Recorder(2 if stereo else 1)
         self._ice_servers = ice_servers
+        self._relay_only = relay_only
         self._prefetch = prefetch
         self._decode = decode
         self.pc: RTCPeerConnection | None = None
@@ -354,7 +357,10 @@ class VoicePeer:
 
     async def make_offer(self) -> str:
         """Create the connection and return the offer SDP (ICE candidates included)."""
-        pc = self.pc = RTCPeerConnection(rtc_configuration(self._ice_servers))
+        config = rtc_configuration(self._ice_servers)
+        if self._relay_only:
+            config.iceTransportPolicy = RTCIceTransportPolicy.RELAY
+        pc = self.pc = RTCPeerConnection(config)
         transceiver = pc.addTransceiver(self.mic, direction="sendrecv")
         transceiver.setCodecPreferences([OPUS])
         if not self._decode:

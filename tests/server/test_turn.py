@@ -4,8 +4,9 @@ convention: username "EXPIRY:PLAYER", credential base64(HMAC-SHA1(secret, userna
 Checked three ways: against an independent HMAC (OpenSSL's command line), in the
 `welcome` of a real server process, and by a real TURN server (Debian's coturn, with
 `use-auth-secret`) that grants an allocation for fresh credentials and refuses expired
-ones and ones made with another secret. ./scripts/test.sh installs coturn; without it
-that last test is skipped, with the reason printed.
+ones and ones made with another secret; and voice both ways between the server and a
+client that offers relayed candidates only. ./scripts/test.sh installs coturn; without
+it the tests that need it are skipped, with the reason printed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from aioice import stun, turn
 
@@ -109,6 +111,7 @@ def coturn(tmp_path: Path):
         [exe, "-n", "--listening-ip", "127.0.0.1", "--listening-port", str(port),
          "--relay-ip", "127.0.0.1", "--use-auth-secret", "--static-auth-secret", SECRET,
          "--realm", "sussurro.test", "--no-tls", "--no-dtls", "--no-cli",
+         "--allow-loopback-peers",  # the peers here (the server, a client) are on loopback
          "--userdb", str(tmp_path / "turndb"), "--pidfile", str(tmp_path / "turn.pid"),
          "--log-file", "stdout", "--simple-log"],
         stdout=log.open("wb"), stderr=subprocess.STDOUT)
@@ -154,3 +157,58 @@ async def test_coturn_accepts_the_credentials_until_they_expire(coturn):
     # Made with another secret: refused.
     with pytest.raises(stun.TransactionFailed, match="401"):
         await allocate(addr, fresh["username"], turn_credential("another secret", fresh["username"]))
+
+
+@pytest.mark.slow
+async def test_voice_goes_both_ways_through_coturn_with_a_relay_only_client(coturn, monkeypatch):
+    """A client whose network lets only TURN through (relayed candidates only, as a phone
+    behind a strict firewall): the mix reaches it through coturn's relay and its mic
+    reaches the server, with no packet lost. From the server the relay is a plain UDP
+    address, so the compiled sender (server/fastrtp.py, where built) sends to it."""
+    from server import fastrtp
+    from server.opus import OpusEncoder
+    from server.rtc import open_peer
+    from server.rtc_client import Tone, VoicePeer
+    from tests.e2e.spectrum import steady, tone_db
+
+    addr, log = coturn
+    s = Settings(turn_urls=f"turn:{addr[0]}:{addr[1]}", turn_secret=SECRET, turn_ttl=60)
+    ice = [{"urls": f"turn:{addr[0]}:{addr[1]}", **{k: v for k, v in server.items()
+                                                   if k in ("username", "credential")}}
+           for server in client_ice_servers(s, "p1", time.time())[-1:]]
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    client = VoicePeer(Tone(440), ice_servers=ice, relay_only=True)
+    deadline = time.monotonic() + 10
+    offer = await client.make_offer()
+    while " typ relay" not in offer:  # coturn needs a moment to open its port
+        await client.close()
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no relayed candidate:\n{log.read_text()[-2000:]}")
+        await asyncio.sleep(0.3)
+        client = VoicePeer(Tone(440), ice_servers=ice, relay_only=True)
+        offer = await client.make_offer()
+    assert " typ host" not in offer and " typ srflx" not in offer
+    got: list = []
+    peer, answer = await open_peer("p1", offer, ice_servers=None,
+                                   on_pcm=lambda pid, pcm, ts: got.append(pcm))
+    try:
+        await client.accept_answer(answer)
+        await asyncio.wait_for(client.connected.wait(), 15)
+        enc = OpusEncoder()
+        t = np.arange(960) / 48000
+        t0 = time.monotonic()
+        for n in range(100):
+            x = (0.25 * np.sin(2 * np.pi * 880 * (t + n * 0.02))).astype(np.float32)
+            peer.track.push(enc.encode(x), n)
+            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await asyncio.sleep(0.3)
+        pair = client.pc.getTransceivers()[0].sender.transport.transport._connection._nominated[1]
+        assert pair.local_candidate.type == "relay"  # the client's packets go through coturn
+        assert peer.track.native is (fastrtp._fastrtp is not None)
+        assert tone_db(steady(client.recorder.audio(), 0.5), 880) > -16
+        assert got and tone_db(steady(np.concatenate(got), 0.5), 440) > -16
+        (inbound,) = [st for st in (await client.pc.getStats()).values() if st.type == "inbound-rtp"]
+        assert inbound.packetsReceived == 100 and inbound.packetsLost == 0
+    finally:
+        await client.close()
+        await peer.close()
