@@ -46,6 +46,19 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'rooms
 return 1
 """
 
+# This node's registry entry. KEYS: its hash, the set of nodes, its "left" mark; ARGV:
+# ttl_ms, the node's id, then the hash's field/value pairs. Nothing is written once the
+# node has left (stop() sets the mark in the same step as it deletes the entry), so a
+# beat's write that Redis runs after the leave, whatever the order its connections were
+# served in, cannot bring the entry back.
+PUBLISH = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+return 1
+"""
+
 # An orphan room left unadopted this many sweeps is taken by whichever node sees it
 # (placement disagreed, or its chosen node died too).
 STRAY_SWEEPS = 3
@@ -132,6 +145,7 @@ class Cluster:
                        "beat_failures": 0}
         self._strays: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()  # the beat's cue to end between two beats
         self._last_renewed = time.monotonic()
         self._adopting: set[str] = set()
         self._urls: list[str] = [self.url]
@@ -141,6 +155,7 @@ class Cluster:
     async def start(self, host: RoomHost) -> None:
         """Join: the shared secret, the first beat, then the beat and inbox tasks."""
         self.host = host
+        self._stopping = asyncio.Event()
         self.cpu = CpuMeter()  # from now: the start-up's imports are not load
         await self.r.set(self.keys.secret(), secrets.token_urlsafe(32), nx=True)
         self.secret = await self.r.get(self.keys.secret())
@@ -150,20 +165,34 @@ class Cluster:
         log.info("cluster: node %s at %s joined (ttl %.1fs)", self.id, self.url, self.ttl)
 
     async def stop(self) -> None:
-        """Leave: stop beating, give back any claim still held, leave the registry."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
-        self._tasks = []
-        with contextlib.suppress(Exception):
-            for code in list(self.store.held):
+        """Leave: stop beating, give back any claim still held, leave the registry.
+
+        The beat and the inbox end by themselves at their next look (the beat is let
+        finish the beat under way rather than cancelled in the middle of its write; up
+        to `ttl`, cancelled after that): a write cut off on its way may still reach
+        Redis after the leave. The leave also marks the node as gone for twice the
+        ttl, and PUBLISH writes nothing for a node so marked."""
+        self._stopping.set()
+        tasks, self._tasks = self._tasks, []
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=max(self.ttl, 2 * self.beat))
+            for task in late:
+                task.cancel()
+            if late:  # (redis-py may take a cancel for its own time-out: not awaited for ever)
+                await asyncio.wait(late, timeout=1.0)
+        for code in list(self.store.held):
+            try:
                 await self.store.release(code)
+            except Exception as exc:  # its claim expires after the ttl anyway
+                log.warning("cluster: could not give back room %s: %s", code, exc)
+        try:
             async with self.r.pipeline(transaction=True) as pipe:
+                pipe.set(self.keys.left(self.id), 1, px=int(self.ttl * 2000))
                 pipe.delete(self.keys.node(self.id))
                 pipe.srem(self.keys.nodes(), self.id)
                 await pipe.execute()
+        except Exception as exc:  # the entry expires after the ttl anyway
+            log.warning("cluster: could not leave the registry: %s", exc)
 
     # The registry -------------------------------------------------------------
 
@@ -173,11 +202,9 @@ class Cluster:
                   "peers": peers, "started": repr(self.started),
                   "draining": int(self.draining), "cores": os.cpu_count() or 1,
                   "pid": os.getpid(), "beat": repr(self.clock())}
-        async with self.r.pipeline(transaction=True) as pipe:
-            pipe.hset(self.keys.node(self.id), mapping=fields)
-            pipe.pexpire(self.keys.node(self.id), int(self.ttl * 1000))
-            pipe.sadd(self.keys.nodes(), self.id)
-            await pipe.execute()
+        pairs = [str(x) for kv in fields.items() for x in kv]
+        await self.r.eval(PUBLISH, 3, self.keys.node(self.id), self.keys.nodes(),
+                          self.keys.left(self.id), int(self.ttl * 1000), self.id, *pairs)
 
     async def nodes(self) -> list[NodeLoad]:
         """Every live node (its registry entry has not expired), by id."""
@@ -288,7 +315,10 @@ class Cluster:
 
     async def _beat_loop(self) -> None:
         while True:
-            await asyncio.sleep(self.beat)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.beat)
+            if self._stopping.is_set():
+                return
             try:
                 await self.heartbeat()
             except asyncio.CancelledError:
@@ -342,12 +372,13 @@ class Cluster:
 
     async def _inbox_loop(self) -> None:
         """`adopt CODE` messages from draining nodes; resubscribes if Redis drops us."""
-        while True:
+        while not self._stopping.is_set():
             pubsub = self.r.pubsub()
             try:
                 await pubsub.subscribe(self.keys.inbox(self.id))
-                while True:
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                while not self._stopping.is_set():
+                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
+                                                   timeout=min(1.0, self.beat))
                     if msg is None:
                         continue
                     verb, _, code = str(msg.get("data", "")).partition(" ")

@@ -109,6 +109,10 @@ class Keys:
     def node(self, node_id: str) -> str:
         return f"{self.prefix}node:{node_id}"
 
+    def left(self, node_id: str) -> str:
+        """A node that has left the cluster: its registry entry is not written again."""
+        return f"{self.prefix}left:{node_id}"
+
     def nodes(self) -> str:
         return f"{self.prefix}nodes"
 
