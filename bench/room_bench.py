@@ -22,7 +22,9 @@ Measured over `--seconds` after every bot is connected and settled:
   divides it into the kernel's (stime), libopus's encodes and decodes (the
   server's own count, /metrics) and the rest, and gives within it the voice
   tick's packet sends (`sends`, `send_us` per packet: /metrics too, the
-  kernel's `sendto` included);
+  kernel's `sendto` included) and the mic packets' path from the socket to the
+  batch (`mic_in`, `mic_in_us`) and on to the mixer at each tick, decodes left
+  out (`mic_deliver`, `mic_deliver_us`);
 - gaps: receive-side inter-arrival intervals over 40 ms at every bot (only the
   click listener decodes; the others time packet arrivals, to spare the cores);
 - latency: click "mouth" time (end of its capture frame minus its offset)
@@ -335,7 +337,8 @@ def run(args: argparse.Namespace) -> dict:
                 "sussurro_voice_track_drops", "sussurro_voice_encodes", "sussurro_voice_ticks",
                 "sussurro_opus_encode_cpu_seconds_total", "sussurro_opus_decode_cpu_seconds_total",
                 "sussurro_opus_decodes_total", "sussurro_voice_send_cpu_s",
-                "sussurro_voice_packets_out")
+                "sussurro_voice_packets_out", "sussurro_voice_mic_in_cpu_s",
+                "sussurro_voice_mic_in_packets", "sussurro_voice_mic_flush_cpu_s")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
               "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders")
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
@@ -363,6 +366,16 @@ def run(args: argparse.Namespace) -> dict:
             "sends": round(metrics["sussurro_voice_send_cpu_s"] / wall, 3),
             "send_us": round(1e6 * metrics["sussurro_voice_send_cpu_s"]
                              / max(metrics["sussurro_voice_packets_out"], 1), 2),
+            # and the mic packets': socket to batch (`mic_in`), then the tick's flush
+            # less the decodes (`mic_deliver`: silence test, jitter queue, playout timing)
+            "mic_in": round(metrics["sussurro_voice_mic_in_cpu_s"] / wall, 3),
+            "mic_in_us": round(1e6 * metrics["sussurro_voice_mic_in_cpu_s"]
+                               / max(metrics["sussurro_voice_mic_in_packets"], 1), 2),
+            "mic_deliver": round((metrics["sussurro_voice_mic_flush_cpu_s"] - opus["decode"])
+                                 / wall, 3),
+            "mic_deliver_us": round(1e6 * (metrics["sussurro_voice_mic_flush_cpu_s"]
+                                           - opus["decode"])
+                                    / max(metrics["sussurro_opus_decodes_total"], 1), 2),
         },
         # per second of audio actually mixed: the same figure if the loaded machine
         # made the server skip ticks (then the share above under-reports)

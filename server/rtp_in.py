@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+import time
 
 import aioice.ice
 import pylibsrtp
@@ -70,7 +71,7 @@ class RtpIn:
     """The synchronous receive path of one peer's audio receiver (see the module)."""
 
     __slots__ = ("_receiver", "_dtls", "_queue", "_buffer", "_codecs", "_streams", "_active",
-                 "_ssrcs", "_opus", "_srtp", "_srtp_of", "_count", "taken", "refused")
+                 "_ssrcs", "_opus", "_srtp", "_srtp_of", "_count", "taken", "refused", "cpu_ns")
 
     def __init__(self, receiver, dtls, queue: asyncio.Queue) -> None:
         self._receiver = receiver
@@ -87,6 +88,7 @@ class RtpIn:
         self._count = 0
         self.taken = 0  # packets handled here
         self.refused = 0  # SRTP packets that did not authenticate (dropped, as aiortc does)
+        self.cpu_ns = 0  # CPU time of the packets taken (the thread's clock, bench/ROOM.md)
 
     def hook(self, protocol) -> None:
         """Route `protocol`'s datagrams through `take` first."""
@@ -94,7 +96,10 @@ class RtpIn:
         take = self.take
 
         def datagram_received(data, addr) -> None:
-            if not take(data):
+            t0 = time.thread_time_ns()
+            if take(data):
+                self.cpu_ns += time.thread_time_ns() - t0
+            else:
                 original(data, addr)
 
         protocol.datagram_received = datagram_received

@@ -390,6 +390,7 @@ class RoomVoice:
         self._encode_ns = 0  # their CPU time (the thread's clock)
         self._send_ns = 0  # the tick's packets to the listeners: the same clock, encodes not
         self._packets_out = 0
+        self._flush_ns = 0  # the held mic packets' decodes and deliveries, each tick
         self._mixer_distinct = 0
         self._late = 0
         self._clock: FrameClock | None = None
@@ -620,7 +621,9 @@ class RoomVoice:
     def _step(self) -> None:
         """One tick: mix, encode each distinct mix once, queue payloads, report mouths."""
         t0 = time.perf_counter()
+        flush_ns = time.thread_time_ns()
         self._mic.flush()  # the mic packets since the last tick, timed from it
+        self._flush_ns += time.thread_time_ns() - flush_ns
         self._step_at = time.monotonic()
         self._tick += 1
         tick = self._tick
@@ -719,6 +722,14 @@ class RoomVoice:
             "packets_out": self._packets_out,
             "decodes": self._mic.decodes,
             "opus_decode_cpu_s": round(self._mic.decode_ns / 1e9, 4),
+            # the mic packets' other costs (bench/ROOM.md, "compiled sender"): from the
+            # socket to the batch (SRTP, header, RTCP statistics; peers present only),
+            # and the batch's flush at each tick (the decodes above included)
+            "mic_in_cpu_s": round(sum(p.rtp_in.cpu_ns for p in self._peers.values()
+                                      if p.rtp_in is not None) / 1e9, 4),
+            "mic_in_packets": sum(p.rtp_in.taken for p in self._peers.values()
+                                  if p.rtp_in is not None),
+            "mic_flush_cpu_s": round(self._flush_ns / 1e9, 4),
             "late_ticks": self._late,
             # how far the tick grid moved earlier to meet the talkers' frames (ticks)
             "phase_moved": round(self._phase_moved, 3),
