@@ -11,7 +11,6 @@ import os
 import random
 import re
 import struct
-import time
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
 from tests.e2e.spectrum import steady, tone_db
+from tests.support.mix_tone import push_tone
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,11 +59,7 @@ async def test_tone_goes_up_and_mix_comes_down(codec, monkeypatch):
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
         enc = OpusEncoder()
-        t0 = time.monotonic()
-        for n in range(100):
-            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
-            peer.track.push(enc.encode(x), n)
-            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await push_tone(peer, 100, enc=enc)
         await asyncio.sleep(0.2)
         up = np.concatenate(got)
         down = client.recorder.audio()
@@ -112,14 +108,12 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(direc
         assert (peer.rtp_in is not None) is direct
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
-        enc = OpusEncoder()
-        t0 = time.monotonic()
-        for n in range(125):
-            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
-            peer.track.push(enc.encode(x), n)
+
+        def each(n: int) -> None:
             if n == 60:
                 _forge_srtp(client, offer)
-            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+
+        await push_tone(peer, 125, each=each)
         await asyncio.sleep(0.2)
         assert (peer.track._direct._srtp is not None) is direct
         up, down = np.concatenate(got), client.recorder.audio()
@@ -166,16 +160,14 @@ async def test_mix_packets_leave_through_the_compiled_sender_or_pythons_alike(na
     try:
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
-        enc = OpusEncoder()
-        t0 = time.monotonic()
-        for n in range(150):
-            x = (0.25 * np.sin(2 * np.pi * 880 * (np.arange(960) + n * 960) / 48000)).astype(np.float32)
-            peer.track.push(enc.encode(x), n)
+
+        def each(n: int) -> None:
             natives.append(peer.track.native)
             if n == 60 and native:
                 assert peer.track.native
                 peer.track._direct._native_pair = object()  # as if ICE had moved to another pair
-            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+
+        await push_tone(peer, 150, each=each)
         await asyncio.sleep(0.3)
         peer.track._sync()  # what a sync SYNC_EVERY ticks later would hand aiortc
         if native:

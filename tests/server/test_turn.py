@@ -166,10 +166,10 @@ async def test_voice_goes_both_ways_through_coturn_with_a_relay_only_client(cotu
     reaches the server, with no packet lost. From the server the relay is a plain UDP
     address, so the compiled sender (server/fastrtp.py, where built) sends to it."""
     from server import fastrtp
-    from server.opus import OpusEncoder
     from server.rtc import open_peer
     from server.rtc_client import Tone, VoicePeer
     from tests.e2e.spectrum import steady, tone_db
+    from tests.support.mix_tone import push_tone
 
     addr, log = coturn
     s = Settings(turn_urls=f"turn:{addr[0]}:{addr[1]}", turn_secret=SECRET, turn_ttl=60)
@@ -194,13 +194,7 @@ async def test_voice_goes_both_ways_through_coturn_with_a_relay_only_client(cotu
     try:
         await client.accept_answer(answer)
         await asyncio.wait_for(client.connected.wait(), 15)
-        enc = OpusEncoder()
-        t = np.arange(960) / 48000
-        t0 = time.monotonic()
-        for n in range(100):
-            x = (0.25 * np.sin(2 * np.pi * 880 * (t + n * 0.02))).astype(np.float32)
-            peer.track.push(enc.encode(x), n)
-            await asyncio.sleep(max(0.0, t0 + (n + 1) * 0.02 - time.monotonic()))
+        await push_tone(peer, 100)
         await asyncio.sleep(0.3)
         pair = client.pc.getTransceivers()[0].sender.transport.transport._connection._nominated[1]
         assert pair.local_candidate.type == "relay"  # the client's packets go through coturn
