@@ -8,12 +8,17 @@ Messages that only say "the state now" (the roster, a player's view, the mouths)
 each in the queue (`send_latest`): a newer one replaces the one still
 waiting, so a reader that lags while the room changes fast (a reconnect
 flood, a room of talkers) receives the latest state once instead of every
-step, and is not disconnected for it.
+step, and is not disconnected for it. The newer one takes the place where it was
+sent, at the end: what a reader receives is always what was sent, in the order it
+was sent, less the states that a newer one replaced. (Were it to keep the older
+one's place, a view could overtake a cue sent before it, and the order a player
+sees would depend on how loaded the server was.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -33,6 +38,9 @@ class _Latest:
 
     __slots__ = ("kind",)
 
+    def __repr__(self) -> str:
+        return f"_Latest({self.kind!r})"
+
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
@@ -43,9 +51,12 @@ class Connection:
     def __init__(self, ws: WebSocket, max_queue: int = 512) -> None:
         self.ws = ws
         self.closed = False
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=max_queue)
+        self._max = max_queue
+        self._queue: collections.deque[Any] = collections.deque()
+        self._ready = asyncio.Event()  # set while the queue holds something
         self._writer: asyncio.Task[None] | None = None
-        self._latest: dict[str, str] = {}  # kind -> newest text, while its slot waits
+        # kind -> (its slot in the queue, the newest text), while the slot waits
+        self._latest: dict[str, tuple[_Latest, str]] = {}
         self._room = ""  # the last `room` text handed to this socket
 
     def start(self) -> None:
@@ -63,14 +74,19 @@ class Connection:
         self._put(text)
 
     def send_latest(self, kind: str, text: str) -> None:
-        """Queue `text` as the newest message of `kind`; one still waiting is replaced
-        (it keeps its place in the queue, so the order with other messages holds)."""
+        """Queue `text` as the newest message of `kind`; one still waiting is dropped.
+
+        The new one goes at the end of the queue, where it was sent: a message queued
+        after the dropped one (a cue before a view) still arrives before it.
+        """
         if self.closed:
             return
-        waiting = kind in self._latest
-        self._latest[kind] = text
-        if not waiting:
-            self._put(_Latest(kind))
+        old = self._latest.pop(kind, None)
+        if old is not None:
+            self._queue.remove(old[0])  # at most max_queue items: a bounded scan
+        slot = _Latest(kind)
+        self._latest[kind] = (slot, text)
+        self._put(slot)
 
     def send_room(self, text: str, again: bool = False) -> None:
         """Queue a `room` message unless this socket already has exactly this one
@@ -80,11 +96,12 @@ class Connection:
             self.send_latest("room", text)
 
     def _put(self, item: Any) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._max:
             log.warning("closing a connection that does not read its messages")
             self.close(CLOSE_SLOW, "too slow")
+            return
+        self._queue.append(item)
+        self._ready.set()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Flush what is queued, then close the socket with `code`."""
@@ -92,9 +109,14 @@ class Connection:
             return
         self.closed = True
         # Make room for the close marker even when the queue is full.
-        while self._queue.full():
-            self._queue.get_nowait()
-        self._queue.put_nowait((_CLOSE, code, reason))
+        while len(self._queue) >= self._max:
+            self._forget(self._queue.popleft())
+        self._queue.append((_CLOSE, code, reason))
+        self._ready.set()
+
+    def _forget(self, item: Any) -> None:
+        if isinstance(item, _Latest):
+            del self._latest[item.kind]
 
     async def stop(self) -> None:
         """Wait briefly for the writer to flush, then cancel it."""
@@ -102,8 +124,8 @@ class Connection:
             return
         if not self.closed:
             self.closed = True
-            with contextlib.suppress(asyncio.QueueFull):
-                self._queue.put_nowait((_CLOSE, None, ""))
+            self._queue.append((_CLOSE, None, ""))  # a marker: it may pass the bound
+            self._ready.set()
         try:
             await asyncio.wait_for(asyncio.shield(self._writer), timeout=1.0)
         except Exception:  # timed out or the writer failed
@@ -112,7 +134,10 @@ class Connection:
     async def _write_loop(self) -> None:
         try:
             while True:
-                item = await self._queue.get()
+                await self._ready.wait()
+                item = self._queue.popleft()
+                if not self._queue:
+                    self._ready.clear()
                 if isinstance(item, tuple) and item and item[0] is _CLOSE:
                     _, code, reason = item
                     if code is not None:
@@ -120,7 +145,7 @@ class Connection:
                             await self.ws.close(code=code, reason=reason)
                     return
                 if isinstance(item, _Latest):
-                    item = self._latest.pop(item.kind)
+                    item = self._latest.pop(item.kind)[1]
                 await self.ws.send_text(item)
         except Exception:  # the peer went away; the reader side notices too
             self.closed = True
