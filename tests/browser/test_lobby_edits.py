@@ -102,6 +102,58 @@ def test_timers_edited_in_a_row_are_all_kept(shared_server, host, preset):
     assert not host.errors, host.errors
 
 
+@pytest.mark.parametrize("preset", list(EDITS))
+def test_a_redraw_between_selecting_a_timer_and_typing_over_it_keeps_the_selection(
+        shared_server, host, preset):
+    """A host selects a timer's value to type over it; someone's arrival (here: the
+    room's answer to another field) redraws the form before the first digit. The new
+    field keeps the selection, so the digits replace the old value: they are not appended
+    to it (45 then "60" was 4560, refused as over the maximum, the old 45 kept without a word)."""
+    choose(host, shared_server, preset)
+    edits = EDITS[preset]
+    first, last = list(edits)[0], list(edits)[-1]
+    host.page.wait_for_selector(f"#opt-timer-{last}")
+    host.page.evaluate(COMMIT_ALL, edits)  # every field holds a value (Impostore's may not)
+    wait_until(lambda: host.state("s.room.settings.options.timers") | edits
+               == host.state("s.room.settings.options.timers"), what=f"the timers {edits}")
+    before = host.page.input_value(f"#opt-timer-{last}")
+    assert before == str(edits[last]) != "35"
+    host.page.focus(f"#opt-timer-{last}")
+    host.page.keyboard.press("Control+A")
+    host.page.evaluate(COMMIT_ALL, {first: edits[first] + 5})
+    wait_until(lambda: host.state(f"s.room.settings.options.timers.{first}") == edits[first] + 5,
+               what=f"{first} redrawn")
+    assert host.page.evaluate("document.activeElement.id") == f"opt-timer-{last}"
+    assert host.page.evaluate("[document.activeElement.selectionStart, document.activeElement.selectionEnd]") \
+        == [0, len(before)]
+    host.page.keyboard.type("35")
+    host.page.keyboard.press("Tab")
+    wait_until(lambda: host.state(f"s.room.settings.options.timers.{last}") == 35,
+               what=f"{last} 35, typed over {before}")
+    assert not host.errors, host.errors
+
+
+def test_a_timer_out_of_range_is_refused_aloud_and_changes_nothing(shared_server, host):
+    choose(host, shared_server, "lupi")
+    host.page.wait_for_selector("#opt-timer-vote")
+    held = host.state("s.room.settings.options.timers.vote")
+    field = host.page.locator("#opt-timer-vote")
+    assert field.get_attribute("inputmode") == "numeric"  # a phone shows its digit keys
+    for typed in ("99999", "4x", "2"):  # too long, not digits, under the minimum
+        field.fill(typed)
+        field.dispatch_event("change")
+        assert field.get_attribute("aria-invalid") == "true", typed
+        message = field.evaluate("(el) => el.validationMessage")
+        assert "secondi" in message and "5" in message, (typed, message)
+        host.page.wait_for_timeout(300)  # what a wrongly sent edit would need to come back
+        assert host.state("s.room.settings.options.timers.vote") == held, typed
+    field.fill("50")  # typing again clears the mark; a good value is sent
+    assert field.get_attribute("aria-invalid") is None
+    field.dispatch_event("change")
+    wait_until(lambda: host.state("s.room.settings.options.timers.vote") == 50, what="vote 50")
+    assert not host.errors, host.errors
+
+
 @pytest.mark.parametrize("preset", ["intruso", "classica"])
 def test_categories_unticked_in_a_row_are_all_kept(shared_server, host, preset):
     choose(host, shared_server, preset)

@@ -32,8 +32,10 @@ HEARD_DB = -50.0
 SILENT_DB = -45.0
 
 
-def set_options(page, options: dict) -> None:
-    """The host's lobby form, driven like a host would (selects and inputs)."""
+def set_options(p, options: dict) -> None:
+    """The host's lobby form, driven like a host would (selects and inputs), until the
+    room holds every timer typed (a lost edit would fail here, not as a stalled game)."""
+    page = p.page
     page.select_option("#opt-preset", "lupi")
     page.wait_for_selector("#opt-moderator")
     for key, value in options.items():
@@ -45,6 +47,9 @@ def set_options(page, options: dict) -> None:
             for name, seconds in value.items():
                 page.fill(f"#opt-timer-{name}", str(seconds))
                 page.dispatch_event(f"#opt-timer-{name}", "change")
+    timers = options.get("timers", {})
+    wait_until(lambda: (p.state("s.room.settings.options.timers") or {}) | timers
+               == p.state("s.room.settings.options.timers"), what=f"the room holds {timers}")
     page.wait_for_timeout(300)
 
 
@@ -117,7 +122,7 @@ def test_a_whole_game_with_the_app_as_moderator(server, pw, tmp_path):
         p.page.click("#mic-enable")
         bot_list = seat_bots(server, bots, code, 3)
         wait_until(lambda: p.page.locator(".player-row").count() == 4, what="4 seated")
-        set_options(p.page, {"lupi": 1, "timers": TIMERS})
+        set_options(p, {"lupi": 1, "timers": TIMERS})
         p.page.click("#start-btn")
         wait_until(lambda: (p.view() or {}).get("game") == "werewolf", what="the deal")
         for i, b in enumerate(bot_list):
@@ -182,7 +187,7 @@ def test_a_whole_game_with_a_human_moderator(server, pw, tmp_path):
         bot_list = seat_bots(server, bots, code, 4)
         wait_until(lambda: p.page.locator(".player-row").count() == 5, what="5 seated")
         me = p.pid
-        set_options(p.page, {"lupi": 1, "moderator": me, "timers": {**TIMERS, "night": 60,
+        set_options(p, {"lupi": 1, "moderator": me, "timers": {**TIMERS, "night": 60,
                                                                      "wolves": 60}})
         p.page.click("#start-btn")
         wait_until(lambda: (p.view() or {}).get("game") == "werewolf", what="the deal")

@@ -82,11 +82,14 @@ function focusIn(el) {
     const now = el.querySelector(`#${CSS.escape(old.id)}`);
     if (!now || now.disabled || typeof now.focus !== "function") return;
     now.focus({ preventScroll: true });
-    if (typed === null || !now.matches(TYPED)) return;
-    now.value = typed;
+    if (!now.matches(TYPED)) return;
+    if (typed !== null) now.value = typed;
+    // The selection too, typed or not: a host who selected the old value to type over it
+    // must not see the digits appended to it because someone sat down meanwhile.
     if (range && range[0] !== null) {
       try { now.setSelectionRange(range[0], range[1]); } catch { /* not a text field */ }
     }
+    if (typed === null) return;
     // A value put back by script is no user edit: the browser would not send `change` for
     // it on blur. Send it then, once, if it still differs from what the room drew.
     let changed = false;

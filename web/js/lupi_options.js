@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { getCatalog } from "./options.js";
+import { getCatalog, timerField } from "./options.js";
 import { state } from "./state.js";
 
 const TIMER_ORDER = ["night", "seer", "wolves", "day", "vote", "defence"];
@@ -64,15 +64,9 @@ export function lupiOptions(settings, editable, send) {
       h("div", { class: "timers" }, [...TIMER_ORDER.filter((k) => keys.includes(k)), ...keys.filter((k) => !TIMER_ORDER.includes(k))]
         .map((key) => {
           const max = part.timers?.max?.[key] ?? tmax;
-          return h("label", { class: "timer", for: `opt-timer-${key}` },
-            h("span", {}, t(`opt.timer.${key}`)),
-            h("input", {
-              id: `opt-timer-${key}`, type: "number", min: tmin, max, step: 5, inputmode: "numeric",
-              value: timers[key] ?? "", disabled,
-              onchange: (ev) => {
-                const n = Math.round(Number(ev.target.value));
-                if (Number.isFinite(n) && n >= tmin && n <= max) set("timers", { [key]: n });
-              },
-            }));
+          return timerField({
+            key, label: t(`opt.timer.${key}`), value: timers[key], min: tmin, max, disabled,
+            onValue: (n) => set("timers", { [key]: n }),
+          });
         }))));
 }

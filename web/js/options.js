@@ -88,6 +88,41 @@ export function checkList(name, universe, chosen, labelOf, disabled, onChange) {
     h("span", {}, labelOf(item)))));
 }
 
+/**
+ * A timer's field, in whole seconds. A text field that brings up the digit keyboard,
+ * not a number field: a redraw of the lobby (someone sits down) can fall between
+ * selecting the old value and typing the new one, and only a text field's selection can
+ * be given back to the redrawn field, so the digits replace the old value instead of
+ * being appended to it. `onValue` gets the seconds (null for an empty field when
+ * `empty` is allowed); anything else is refused aloud and sends nothing.
+ */
+export function timerField({ key, label, value, min = null, max = null, empty = false,
+  placeholder = null, disabled, onValue }) {
+  const field = h("input", {
+    id: `opt-timer-${key}`, type: "text", inputmode: "numeric", pattern: "[0-9]*",
+    maxlength: 5, autocomplete: "off", value: value ?? "", placeholder, disabled,
+    "aria-describedby": `opt-timer-${key}-range`,
+    oninput: (ev) => { ev.target.setCustomValidity(""); ev.target.removeAttribute("aria-invalid"); },
+    onchange: (ev) => {
+      const raw = ev.target.value.trim();
+      const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+      const inRange = (min === null || n >= min) && (max === null || n <= max);
+      if (raw === "" && empty) onValue(null);
+      else if (Number.isInteger(n) && inRange) onValue(n);
+      else {
+        ev.target.setAttribute("aria-invalid", "true");
+        ev.target.setCustomValidity(t("opt.timer_range", { min: min ?? 0, max: max ?? "∞" }));
+        ev.target.reportValidity();
+      }
+    },
+  });
+  return h("label", { class: "timer", for: field.id },
+    h("span", {}, label),
+    field,
+    h("span", { class: "sr-only", id: `opt-timer-${key}-range` },
+      t("opt.timer_range", { min: min ?? 0, max: max ?? "∞" })));
+}
+
 /** The games and their styles as <option>s, grouped by game (the catalog's `family`:
  * Impostore's styles Classica, Caos, Esperti and Sosia together). */
 export function presetOptions(selected, extra = []) {
@@ -186,17 +221,10 @@ export function undercoverOptions(settings, editable, send) {
           (list) => set("categories", list.length ? list : null))),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.timers")),
-      h("div", { class: "timers" }, timerKeys(timers).map((key) => h("label", { class: "timer", for: `opt-timer-${key}` },
-        h("span", {}, t(`opt.timer.${key}`)),
-        h("input", {
-          id: `opt-timer-${key}`, type: "number", min: tmin, max: tmax, step: 5, inputmode: "numeric",
-          value: timers[key] ?? "", disabled,
-          onchange: (ev) => {
-            const n = Math.round(Number(ev.target.value));
-            const inRange = (tmin === null || n >= tmin) && (tmax === null || n <= tmax);
-            if (Number.isFinite(n) && inRange) set("timers", { [key]: n });
-          },
-        }))))),
+      h("div", { class: "timers" }, timerKeys(timers).map((key) => timerField({
+        key, label: t(`opt.timer.${key}`), value: timers[key], min: tmin, max: tmax, disabled,
+        onValue: (n) => set("timers", { [key]: n }),
+      })))),
     wordListField(o, editable, "pairs", catalog.engines?.undercover?.custom_words),
     h("label", { class: "opt opt-bool", for: "opt-eliminated-speak" },
       h("input", {

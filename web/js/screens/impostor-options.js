@@ -6,7 +6,7 @@
 
 import { h } from "../dom.js";
 import { has, t } from "../i18n.js";
-import { checkList, getCatalog } from "../options.js";
+import { checkList, getCatalog, timerField } from "../options.js";
 import { wordListField } from "../wordlist.js";
 
 function select(id, label, value, choices, disabled, onChange, hint = null) {
@@ -87,18 +87,11 @@ export function impostorOptions(settings, editable, send) {
           onchange: () => { if (paces[p]) set("timers", { ...paces[p] }); },
         }),
         h("span", {}, t(`imp.opt.pace.${p}`))))),
-      h("div", { class: "timers" }, ["clue", "discuss", "guess"].map((key) => h("label", { class: "timer", for: `opt-timer-${key}` },
-        h("span", {}, t(`imp.opt.timer.${key}`)),
-        h("input", {
-          id: `opt-timer-${key}`, type: "number", min: tmin, max: tmax, step: 5, inputmode: "numeric",
-          value: timers[key] ?? "", placeholder: t("imp.opt.timer_none"), disabled,
-          onchange: (ev) => {
-            const raw = ev.target.value.trim();
-            const n = Math.round(Number(raw));
-            if (raw === "") set("timers", { [key]: null });
-            else if (Number.isFinite(n) && n >= tmin && n <= tmax) set("timers", { [key]: n });
-          },
-        })))),
+      h("div", { class: "timers" }, ["clue", "discuss", "guess"].map((key) => timerField({
+        key, label: t(`imp.opt.timer.${key}`), value: timers[key], min: tmin, max: tmax, empty: true,
+        placeholder: t("imp.opt.timer_none"), disabled,
+        onValue: (n) => set("timers", { [key]: n }),
+      }))),
       h("small", { class: "hint" }, t("imp.opt.pace_hint"))),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.categories")),
