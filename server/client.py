@@ -347,8 +347,12 @@ class Client:
             if left <= 0:
                 raise TimeoutError("no matching message")
             changed = self._changed
+            # asyncio.timeout, not asyncio.wait_for: on Python 3.11, wait_for returns the
+            # result when a cancellation comes as the message does, so a cancelled waiter
+            # would loop on as if nothing had happened (and whoever awaits it hangs).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), left)
+                async with asyncio.timeout(left):
+                    await changed.wait()
 
     async def wait_view(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0
                         ) -> dict[str, Any]:

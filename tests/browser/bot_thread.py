@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 import threading
 from collections.abc import Callable
@@ -71,6 +72,20 @@ class BotThread:
         """`bot`'s current or next view that satisfies `pred`."""
         return self.run(bot.client.wait_view(pred, timeout), timeout + 5)
 
+    def _stacks(self) -> str:
+        """Where every task on the bots' loop is waiting (for a close that hangs)."""
+        async def _dump() -> str:
+            out = io.StringIO()
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.print_stack(limit=12, file=out)
+            return out.getvalue()
+
+        try:
+            return self.run(_dump(), timeout=10)
+        except TimeoutError:
+            return "(the loop itself is blocked)"
+
     def stop(self) -> None:
         """Stop playing, close every bot, stop the loop."""
         async def _close() -> None:
@@ -81,6 +96,9 @@ class BotThread:
 
         try:
             self.run(_close(), timeout=30)
+        except TimeoutError:
+            raise AssertionError("the bots did not close in 30 s; their loop's tasks:\n"
+                                 + self._stacks()) from None
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(timeout=10)
