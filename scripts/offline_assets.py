@@ -268,7 +268,9 @@ def pack_core(dest: Path) -> dict:
     sys.path.insert(0, str(ROOT))
     from game.words import LANGS
 
-    entries = game_files() + bridge_files() + lemma_files(dest.parent, tuple(LANGS))
+    # The lemma packs are kept in the build's cache wherever the archive goes (a test's
+    # archive in a temporary folder reuses them: they depend on simplemma's version only).
+    entries = game_files() + bridge_files() + lemma_files(OUT, tuple(LANGS))
     dists = core_distributions()
     report = {"distributions": {}, "compiled_left_out": {}}
     for dist in dists:
