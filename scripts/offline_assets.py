@@ -243,14 +243,15 @@ def bridge_files() -> list[tuple[str, Path]]:
     return [("sussurro_offline.py", path)]
 
 
-def lemma_files(folder: Path, langs: tuple[str, ...]) -> list[tuple[str, Path]]:
+def lemma_files(langs: tuple[str, ...]) -> list[tuple[str, Path]]:
     """simplemma's dictionaries of our languages re-packed with zlib for game.lemmas
-    (`game/lemma_data/<lang>.txt.z`); written once per simplemma version."""
+    (`game/lemma_data/<lang>.txt.z`); written once per simplemma version, in the build's
+    cache wherever the archive goes (a test's archive in a temporary folder reuses them)."""
     from importlib import metadata
 
     from game import lemmas
 
-    where = folder / CACHE / f"lemmas-simplemma-{metadata.version('simplemma')}"
+    where = OUT / CACHE / f"lemmas-simplemma-{metadata.version('simplemma')}"
     out = []
     for lang in langs:
         path = where / f"{lang}.txt.z"
@@ -268,9 +269,7 @@ def pack_core(dest: Path) -> dict:
     sys.path.insert(0, str(ROOT))
     from game.words import LANGS
 
-    # The lemma packs are kept in the build's cache wherever the archive goes (a test's
-    # archive in a temporary folder reuses them: they depend on simplemma's version only).
-    entries = game_files() + bridge_files() + lemma_files(OUT, tuple(LANGS))
+    entries = game_files() + bridge_files() + lemma_files(tuple(LANGS))
     dists = core_distributions()
     report = {"distributions": {}, "compiled_left_out": {}}
     for dist in dists:
