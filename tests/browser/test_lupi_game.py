@@ -105,9 +105,12 @@ def act_in_page(p, done: set) -> None:
     page = p.page
     if "advance" in can:
         return  # the moderator's test moves on by itself
+    clicks = _clicks(can, phase)
+    if not clicks:
+        return
     try:
-        if not _act(page, can, phase):
-            return
+        for selector in clicks:
+            page.click(selector, timeout=CLICK_MS)
     except PlaywrightTimeout:
         # A short phase (the seer's 5 s, the wolves' 8 s) may end while a loaded machine
         # clicks: then the choice is simply gone, as for a slow player. Otherwise it is a
@@ -119,26 +122,22 @@ def act_in_page(p, done: set) -> None:
 
 
 CLICK_MS = 10_000
+PICK = ".pcard.pickable .avatar >> nth=0"
 
 
-def _act(page, can: list[str], phase: str) -> bool:
-    """The click(s) for what `can` allows in `phase`; False when there is none to make."""
+def _clicks(can: list[str], phase: str) -> list[str]:
+    """What to click, in order, for what `can` allows in `phase` (none: nothing to do)."""
     if "peek" in can:
-        page.click(".pcard.pickable .avatar >> nth=0", timeout=CLICK_MS)
-        page.click("#peek-confirm", timeout=CLICK_MS)
-    elif "bite" in can:
-        page.click(".pcard.pickable .avatar >> nth=0", timeout=CLICK_MS)
-    elif "ready" in can and phase == "day":
-        page.click("#ready-btn", timeout=CLICK_MS)
-    elif "ready" in can and phase == "defence":
-        page.click("#defence-done", timeout=CLICK_MS)
-    elif "vote" in can and phase == "nomination":
-        page.click(".pcard.pickable .avatar >> nth=0", timeout=CLICK_MS)
-    elif "vote" in can and phase == "lynch":
-        page.click(".lynch-choices button >> nth=0", timeout=CLICK_MS)
-    else:
-        return False
-    return True
+        return [PICK, "#peek-confirm"]
+    if "bite" in can or ("vote" in can and phase == "nomination"):
+        return [PICK]
+    if "ready" in can and phase == "day":
+        return ["#ready-btn"]
+    if "ready" in can and phase == "defence":
+        return ["#defence-done"]
+    if "vote" in can and phase == "lynch":
+        return [".lynch-choices button >> nth=0"]
+    return []
 
 
 def tone_level(p, hz: float) -> float:
