@@ -73,8 +73,10 @@ def test_the_shared_screen_shows_a_whole_game_and_no_secret(pw, server, tmp_path
             wait_until(lambda tv=tv: tv.page.locator("#tv-table .tv-seat").count() == len(bots))
             assert code in _tv_text(tv) and i18n(lang)["tv.join"] in _tv_text(tv)
             tv.shot(f"tv-{engine}-{lang}-lobby")
-        room = bots[0].client.room
-        assert room["spectators"] == len(tvs) and len(room["players"]) == len(bots)
+        # the players' view counts the screens; it reaches the bots' thread on its own time
+        wait_until(lambda: bots[0].client.room["spectators"] == len(tvs),
+                   what="the spectators counted in the players' view")
+        assert len(bots[0].client.room["players"]) == len(bots)
 
         bt.run(bots[0].client.send("start"))
         _play(bt, bots)
