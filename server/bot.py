@@ -50,6 +50,7 @@ class Bot:
         self.voice: VoicePeer | None = None
         self.voice_wanted = False
         self.voice_restarts = 0
+        self.voice_error: str | None = None  # why the last restart after a reconnection failed
         client.on_reconnect.append(self._after_reconnect)
 
     @property
@@ -84,7 +85,8 @@ class Bot:
             self.voice_restarts += 1
             try:
                 await self.start_voice()
-            except (VoiceError, TimeoutError, ConnectionError, OSError):
+            except (VoiceError, TimeoutError, ConnectionError, OSError) as exc:
+                self.voice_error = repr(exc)
                 self.voice_wanted = True  # the next reconnection tries again
 
     async def start_voice(self, timeout: float = 20.0) -> None:

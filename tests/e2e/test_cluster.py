@@ -48,21 +48,39 @@ def _assert_log_is_what_the_bots_did(cl: ClusterProc, room, ledger: Ledger) -> N
 # After a failover each bot's voice is negotiated again with the room's new node, five or
 # six peers at once on a node that has just loaded the room: on a loaded machine the last
 # of them is heard a few seconds after the sockets are back (the silence is what
-# silence_around reports). Voice must come back within ~15 s of windows.
-AFTER_FAILOVER = 20
+# silence_around reports). Voice must come back within this many seconds.
+AFTER_FAILOVER = 30.0
 
 
-async def _hear_each_other(room, tones, seconds: float = 0.5, tries: int = 4) -> None:
-    """Every bot hears every other one: in one of `tries` windows (a loaded machine may
-    starve a window, as tests/e2e/bots.listen allows for too)."""
-    for attempt in range(tries):
-        rec = await record_all({b.pid: b for b in room}, seconds, settle=0.6 if not attempt
-                               else 0.1)
-        missing = [(b.pid, hz, levels(rec, hz)) for b, hz in zip(room, tones, strict=True)
-                   if not all(levels(rec, hz)[o.pid] > PRESENT for o in room if o is not b)]
-        if not missing:
-            return
-    raise AssertionError(missing)
+def _voice_state(b) -> dict:
+    """What a bot's voice is doing, for a failure's message."""
+    pc = b.voice.pc if b.voice is not None else None
+    return {"frames": len(b.recorder.arrivals), "restarts": b.voice_restarts,
+            "error": b.voice_error, "reconnects": b.client.reconnects,
+            "pc": pc.connectionState if pc is not None else None}
+
+
+async def _hear_each_other(room, tones, seconds: float = 0.5, within: float = 3.0) -> None:
+    """Every bot hears every other one, in one window of `seconds` tried again until
+    `within` seconds have passed (a loaded machine may starve a window, as
+    tests/e2e/bots.listen allows for too)."""
+    end = time.monotonic() + within
+    attempt = 0
+    while True:
+        try:
+            rec = await record_all({b.pid: b for b in room}, seconds,
+                                   settle=0.6 if not attempt else 0.1,
+                                   timeout=max(2.0, end - time.monotonic()))
+        except AssertionError as exc:  # a bot received too little audio in the window
+            missing = [str(exc)]
+        else:
+            missing = [(b.pid, hz, levels(rec, hz)) for b, hz in zip(room, tones, strict=True)
+                       if not all(levels(rec, hz)[o.pid] > PRESENT for o in room if o is not b)]
+            if not missing:
+                return
+        attempt += 1
+        if time.monotonic() >= end:
+            raise AssertionError((missing, {b.pid: _voice_state(b) for b in room}))
 
 
 async def _close(rooms) -> None:
@@ -107,7 +125,7 @@ async def test_sigkill_mid_game_rooms_continue_on_other_nodes_with_voice_and_log
                 assert view["phase"] == "debate"                     # the game where it was
                 assert view["clues"] == before[code]["clues"]
                 assert r[0].client.node == cl.node_by_id(new_owner).base_url
-                await _hear_each_other(r, tones, tries=AFTER_FAILOVER)  # voice is back
+                await _hear_each_other(r, tones, within=AFTER_FAILOVER)  # voice is back
             silence = [silence_around(b, killed_at) for r in moved for b in r]
             print(f"\nfailover: {len(moved)} room(s) moved, voice back after "
                   f"{[round(s, 2) if s else None for s in silence]} s")
@@ -148,7 +166,7 @@ async def test_sigterm_drains_a_node_its_rooms_move_and_nothing_is_lost(tmp_path
                 c = r[0].client.code
                 assert cl.owner_of(c) not in (None, victim)
                 assert r[0].client.view["clues"] == before[c]["clues"]
-                await _hear_each_other(r, tones, tries=AFTER_FAILOVER)
+                await _hear_each_other(r, tones, within=AFTER_FAILOVER)
             print(f"\ndrain: {len(moved)} room(s) moved in {drained:.2f} s")
             await drive(rooms, ledger, lambda v: v["phase"] == "over", timeout=120)
             for r in rooms:
@@ -224,7 +242,7 @@ async def test_silence_heard_when_a_node_dies_during_a_voice_heavy_debate(tmp_pa
             killed_at = time.monotonic()
             await asyncio.to_thread(cl.node_by_id(cl.owner_of(room[0].client.code)).kill)
             await wait_reconnected(room, reconnects)
-            await _hear_each_other(room, tones, tries=AFTER_FAILOVER)
+            await _hear_each_other(room, tones, within=AFTER_FAILOVER)
             silence = {b.pid: round(s, 2) if (s := silence_around(b, killed_at)) else None
                        for b in room}
             assert all(s is not None for s in silence.values())      # voice came back
