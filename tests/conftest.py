@@ -7,7 +7,8 @@ import pytest
 from tests.support.server_proc import ServerProc
 
 # Tests marked `solo` measure real-time voice in several browser pages at once (who hears
-# whom, by spectrum, in Web Audio). On a 2-core machine another heavy test beside them
+# whom, by spectrum, in Web Audio), or voice coming back on a cluster node that has just
+# taken over several rooms' peers. On a 2-core machine another heavy test beside them
 # starves their audio, which proves nothing about the code. scripts/test.sh runs the
 # suite in two stages: everything else on two workers (`--solo=skip`), then the solo
 # tests one at a time with the machine to themselves (`--solo=only`).
