@@ -237,17 +237,18 @@ class Recorder:
         parts = [t + np.arange(len(x)) / SAMPLE_RATE for x, t in self._segments(since)]
         return np.concatenate(parts) if parts else np.zeros(0)
 
-    def gaps(self, threshold: float = 0.04, since: float | None = None) -> list[float]:
+    def gaps(self, threshold: float = 0.04, since: float | None = None,
+             late: float = PERIOD) -> list[float]:
         """Inter-arrival intervals longer than `threshold` s where the stream did not pause.
 
         A sender that pauses on purpose (DTX: nothing to say) jumps its RTP
         time by the pause; an interval whose RTP time advanced by less than
-        the wall time minus one frame is a stall the listener hears as a gap.
+        the wall time minus `late` (one frame) is a stall the listener hears as a gap.
         """
-        return [dt for _, dt in self.gap_times(threshold, since)]
+        return [dt for _, dt in self.gap_times(threshold, since, late)]
 
-    def gap_times(self, threshold: float = 0.04, since: float | None = None
-                  ) -> list[tuple[float, float]]:
+    def gap_times(self, threshold: float = 0.04, since: float | None = None,
+                  late: float = PERIOD) -> list[tuple[float, float]]:
         """The gaps of `gaps()` as (monotonic time the audio came back, length in s)."""
         out = []
         start = 0 if since is None else int(np.searchsorted(self.arrivals, since))
@@ -256,7 +257,7 @@ class Recorder:
             if dt <= threshold:
                 continue
             p0, p1 = self.pts[i - 1], self.pts[i]
-            if p0 is not None and p1 is not None and p1 > p0 and (p1 - p0) / SAMPLE_RATE >= dt - PERIOD:
+            if p0 is not None and p1 is not None and p1 > p0 and (p1 - p0) / SAMPLE_RATE >= dt - late:
                 continue  # a pause in RTP time as long as the silence: DTX, not a gap
             out.append((self.arrivals[i], float(dt)))
         return out

@@ -179,13 +179,9 @@ async def test_a_silent_mix_is_sent_as_dtx_and_the_next_word_comes_at_once():
         await asyncio.sleep(1.2)
         during_silence = len(ears.arrivals) - start
         assert 1 <= during_silence <= 6, during_silence  # ~1 packet per 400 ms, not 50 a second
-        # A DTX pause is not a gap: the RTP time jumps by the pause, so each interval
-        # between packets is accounted for by its RTP jump. The slack is scheduling
-        # jitter on a loaded machine (a stalled stream would be short by ~380 ms).
-        for i in range(start + 1, len(ears.arrivals)):
-            wall = ears.arrivals[i] - ears.arrivals[i - 1]
-            rtp = (ears.pts[i] - ears.pts[i - 1]) / 48000
-            assert rtp >= wall - 0.1, (i, wall, rtp)
+        # A DTX pause is not a gap: the RTP time jumps by the pause. A packet may come up
+        # to 100 ms late on a loaded machine (a stalled stream would be short by ~380 ms).
+        assert ears.gaps(0.04, since=ears.arrivals[start], late=0.1) == []
         room.peers["p1"].mic.source = Tone(TONES[1])
         rec = await room.listen(0.5, settle=0.3)
         assert levels(rec, TONES[1])["p2"] > PRESENT
