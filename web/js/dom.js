@@ -49,16 +49,59 @@ export function fill(el, ...children) {
   return el;
 }
 
+// A press under way: the element a pointer went down on, until it is released (or, for
+// a hold such as a whisper, until PRESS_MS have passed: a hold survives redraws by
+// itself and must see the room change meanwhile). A region holding it redraws after.
+const PRESS_MS = 500;
+let pressed = null;
+let pressTimer = null;
+const held = new Map(); // region element -> its redraw, waiting for the release
+
+function release() {
+  pressed = null;
+  clearTimeout(pressTimer);
+  if (!held.size) return;
+  // After the click that follows the release, in the same input event.
+  setTimeout(() => {
+    const redraws = [...held.values()];
+    held.clear();
+    for (const redraw of redraws) redraw();
+  }, 0);
+}
+
+if (typeof document !== "undefined") {
+  document.addEventListener("pointerdown", (ev) => {
+    pressed = ev.target instanceof Node ? ev.target : null;
+    clearTimeout(pressTimer);
+    pressTimer = setTimeout(release, PRESS_MS);
+  }, true);
+  for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, release, true);
+  window.addEventListener("blur", release);
+}
+
 /**
  * Re-render a region only when its inputs change, so an input being typed in or a
  * finger pressing a button is not destroyed by an unrelated update. When it does
  * change, the field that had the focus keeps it (found again by its id) with what was
  * typed in it and not yet sent: the host who edits one timer and taps the next keeps
- * the next one's keyboard and text when the room answers the first.
+ * the next one's keyboard and text when the room answers the first. While a press is
+ * under way inside the region (a click not yet released) the redraw waits for the
+ * release.
  */
 export function region(el, inputs, render) {
   const key = JSON.stringify(inputs);
-  if (el.dataset.key === key) return false;
+  if (el.dataset.key === key) {
+    held.delete(el);
+    return false;
+  }
+  if (pressed && el.contains(pressed)) {
+    // A click is a press and a release on the same element: redrawn in between, the
+    // button under the pointer would be a new one and the click would go nowhere (a
+    // player's "ready" lost because someone else's readiness arrived mid-click).
+    held.set(el, () => region(el, inputs, render));
+    return false;
+  }
+  held.delete(el);
   el.dataset.key = key;
   const focused = focusIn(el);
   fill(el, render());
