@@ -39,9 +39,9 @@ def test_impostore_and_lupi_offline_to_the_end(pw, tmp_path, built):  # noqa: F8
             page.goto(srv.url("/offline/"))
             wait_playable(page)
             page.wait_for_selector("#offline-status[data-ready='yes']", timeout=60000)
+            # No network from here on. (Starting cold with none is test_offline's: the same
+            # files, so no second start of Pyodide here.)
             ctx.set_offline(True)
-            page.reload()
-            wait_playable(page)
             # The setup offers every engine's presets, grouped by game as in a room's lobby.
             groups = page.eval_on_selector_all(
                 "#opt-preset optgroup", "els => els.map(g => g.label)")
