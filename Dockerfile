@@ -3,7 +3,7 @@
 #   docker build -t sussurro . && docker run --network host -v sussurro-data:/data sussurro
 # WebRTC needs UDP on ephemeral ports: docs/deploy.md explains why host networking.
 
-# The one compiled part, server/_fastrtp.c (outbound RTP, server/fastrtp.py), is built
+# The one compiled part, server/_fastrtp.c (RTP out and mic packets in, server/fastrtp.py), is built
 # into a wheel here, where a compiler is; the image itself has none.
 FROM python:3.11-slim-bookworm AS build
 # hadolint ignore=DL3008

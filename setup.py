@@ -1,7 +1,8 @@
-"""The one compiled part: server._fastrtp (outbound RTP in C, server/fastrtp.py).
+"""The one compiled part: server._fastrtp (RTP out and mic packets in, in C; server/fastrtp.py).
 
 Optional: where no C compiler is there, pip installs the rest and the server
-sends through its Python path (server/rtc.py), the same bytes, more CPU.
+sends and takes packets through its Python path (server/rtc.py, server/rtp_in.py),
+the same bytes and audio, more CPU.
 Everything else is configured in pyproject.toml.
 """
 

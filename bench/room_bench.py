@@ -340,7 +340,8 @@ def run(args: argparse.Namespace) -> dict:
                 "sussurro_voice_packets_out", "sussurro_voice_mic_in_cpu_s",
                 "sussurro_voice_mic_in_packets", "sussurro_voice_mic_flush_cpu_s")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
-              "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders")
+              "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders",
+              "sussurro_voice_native_receivers")
     metrics = {k: _metric(m1, k) - _metric(m0, k) for k in counters}  # during the window
     metrics.update({k: _metric(m1, k) for k in gauges})
     c0, c1, wall = u0 + k0, u1 + k1, w1 - w0

@@ -12,7 +12,9 @@ between the network and it:
   a `MicBatch` holds the packets until its next tick, which decodes them back
   to back with their arrival times (`on_pcm(pid, pcm, ts, at)`). Once negotiated,
   `server.rtp_in.RtpIn` hands it the packets straight from the socket's
-  callback (SRTP unprotected, header read), without aiortc's receive task;
+  callback (SRTP unprotected, header read), without aiortc's receive task,
+  and soon a compiled receiver (server/fastrtp.py) where it was built: it
+  takes them in C and holds them for the batch, which drains it each tick;
 - outbound: one `MixTrack` per player, fed Opus payloads already encoded by
   the voice loop; once the connection is up, `DirectRtp` sends each one at
   once (RTP header, SRTP, `sendto`) in place of aiortc's sender task, and
@@ -647,11 +649,13 @@ class MicBatch:
 
     MAX_HELD = 256  # ~5 s of one talker: only a stalled loop gets near it
 
-    __slots__ = ("holding", "_held", "decodes", "decode_ns")
+    __slots__ = ("holding", "_held", "_native", "decodes", "decode_ns")
 
     def __init__(self) -> None:
         self.holding = False
         self._held: list[tuple[MicDecoder, JitterFrame, float]] = []
+        # compiled receivers (server/fastrtp.py) holding their own packets, with their decoder
+        self._native: list[tuple[object, MicDecoder]] = []
         # the room's mic decodes (held or not) and their CPU time (the thread's clock)
         self.decodes = 0
         self.decode_ns = 0
@@ -665,11 +669,35 @@ class MicBatch:
             self.flush()
         return True
 
+    def attach(self, native, decoder: MicDecoder) -> None:
+        """Drain `native` (a server._fastrtp.Receiver holding `decoder`'s packets, at most
+        MAX_HELD) at each flush, until the decoder's peer is closed."""
+        self._native.append((native, decoder))
+
     def flush(self) -> None:
         """Decode every packet held, in order of arrival, and deliver its PCM."""
         held, self._held = self._held, []
-        for decoder, frame, at in held:
-            decoder.decode(frame, at)
+        if not self._native:
+            for decoder, frame, at in held:
+                decoder.decode(frame, at)
+            return
+        if any(decoder._peer.closed for _, decoder in self._native):
+            for native, decoder in self._native:
+                if decoder._peer.closed:
+                    native.drain()
+            self._native = [(n, d) for n, d in self._native if not d._peer.closed]
+        if held:  # both paths held packets: one list, in order of arrival
+            merged = [(at, decoder, frame.data, frame.timestamp) for decoder, frame, at in held]
+            for native, decoder in self._native:
+                merged.extend((at, decoder, payload, ts) for ts, payload, at in native.drain())
+            merged.sort(key=lambda item: item[0])
+            for at, decoder, payload, ts in merged:
+                decoder.decode_payload(payload, ts, at)
+            return
+        for native, decoder in self._native:
+            decode = decoder.decode_payload
+            for ts, payload, at in native.drain():
+                decode(payload, ts, at)
 
 
 class MicDecoder(ImmediateJitterBuffer):
@@ -710,13 +738,18 @@ class MicDecoder(ImmediateJitterBuffer):
 
     def decode(self, frame: JitterFrame, at: float | None = None) -> None:
         """Decode one packet's frame and deliver its PCM (`at`: when it arrived, if held)."""
+        self.decode_payload(frame.data, frame.timestamp, at, frame)
+
+    def decode_payload(self, data: bytes, timestamp: int, at: float | None = None,
+                       frame: JitterFrame | None = None) -> None:
+        """Decode one packet's Opus payload (RTP time `timestamp`) and deliver its PCM."""
         if self._peer.closed:
             return
         direct = self._direct
         if direct is not None:
             t0 = time.thread_time_ns()
             try:
-                pcm = direct.decode(frame.data)
+                pcm = direct.decode(data)
             except OpusError:
                 self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
                 return
@@ -726,10 +759,12 @@ class MicDecoder(ImmediateJitterBuffer):
                     batch.decodes += 1
                     batch.decode_ns += time.thread_time_ns() - t0
             try:
-                _deliver_pcm(self._peer, pcm, frame.timestamp, self._on_pcm, at)
+                _deliver_pcm(self._peer, pcm, timestamp, self._on_pcm, at)
             except Exception:  # never into the receive path
                 log.exception("mic decoder of %s failed", self._peer.pid)
             return
+        if frame is None:
+            frame = JitterFrame(data=data, timestamp=timestamp)
         try:
             frames = self._decoder.decode(frame)
         except av.FFmpegError:

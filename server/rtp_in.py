@@ -22,11 +22,25 @@ Everything else goes the usual way: STUN (ICE checks and consent), DTLS,
 RTCP, the first packets of a stream (aiortc learns their SSRC), any packet
 while the queue still holds older datagrams (so the order is kept), and
 every datagram of a peer where aiortc's internals are not as expected.
+
+Once it has taken a stream's first packet (DTLS up, the SSRC routed), `RtpIn`
+hands the stream to a compiled `Receiver` (server/fastrtp.py) where one is
+built and checked: the protocols' `datagram_received` becomes a C callable
+that does all of the above in C with the same order rules, and holds each
+packet (RTP time, payload, arrival time) for the voice tick, whose
+`MicBatch.flush` drains it in one call per receiver. The receiver's RTCP
+statistics and the jitter buffer's last sequence number are kept in C and
+written to aiortc's `StreamStatistics` (and the decoder) every
+SYNC_EVERY packets and before any packet of the stream takes the Python
+path (aiortc's, e.g. while the queue holds older datagrams); they are read
+back before C takes one again. A new SRTP session (DTLS again) is not
+followed: its packets go aiortc's way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import struct
 import time
@@ -37,6 +51,7 @@ from aiortc import clock
 from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtcrtpreceiver import StreamStatistics
 
+from server import fastrtp
 from server.srtp import FastSrtp, fast_srtp
 
 log = logging.getLogger(__name__)
@@ -71,7 +86,8 @@ class RtpIn:
     """The synchronous receive path of one peer's audio receiver (see the module)."""
 
     __slots__ = ("_receiver", "_dtls", "_queue", "_buffer", "_codecs", "_streams", "_active",
-                 "_ssrcs", "_opus", "_srtp", "_srtp_of", "_count", "taken", "refused", "cpu_ns")
+                 "_ssrcs", "_opus", "_srtp", "_srtp_of", "_count", "_taken", "_refused",
+                 "_cpu_ns", "_ports", "native", "_native_ssrc", "_native_rate", "_native_late")
 
     def __init__(self, receiver, dtls, queue: asyncio.Queue) -> None:
         self._receiver = receiver
@@ -86,19 +102,44 @@ class RtpIn:
         self._srtp: FastSrtp | None = None
         self._srtp_of = None  # the session _srtp was made for
         self._count = 0
-        self.taken = 0  # packets handled here
-        self.refused = 0  # SRTP packets that did not authenticate (dropped, as aiortc does)
-        self.cpu_ns = 0  # CPU time of the packets taken (the thread's clock, bench/ROOM.md)
+        self._taken = 0
+        self._refused = 0
+        self._cpu_ns = 0
+        self._ports: list[tuple[object, object]] = []  # (protocol, its own datagram_received)
+        self.native = None  # a server._fastrtp.Receiver once go_native() made one
+        self._native_ssrc: int | None = None  # the stream it was tried for
+        self._native_rate = 0
+        self._native_late = 0
+
+    def _counts(self) -> tuple[int, int, int, int]:
+        native = self.native
+        return native.counts()[:4] if native is not None else (0, 0, 0, 0)
+
+    @property
+    def taken(self) -> int:
+        """Packets handled by this path (Python or compiled)."""
+        return self._taken + self._counts()[0]
+
+    @property
+    def refused(self) -> int:
+        """SRTP packets that did not authenticate (dropped, as aiortc does)."""
+        return self._refused + self._counts()[1]
+
+    @property
+    def cpu_ns(self) -> int:
+        """CPU time of the packets taken (the thread's clock, bench/ROOM.md)."""
+        return self._cpu_ns + self._counts()[3]
 
     def hook(self, protocol) -> None:
         """Route `protocol`'s datagrams through `take` first."""
         original = protocol.datagram_received
         take = self.take
+        self._ports.append((protocol, original))
 
         def datagram_received(data, addr) -> None:
             t0 = time.thread_time_ns()
             if take(data):
-                self.cpu_ns += time.thread_time_ns() - t0
+                self._cpu_ns += time.thread_time_ns() - t0
             else:
                 original(data, addr)
 
@@ -134,7 +175,7 @@ class RtpIn:
             srtp = self._srtp
             plain = srtp.unprotect(data) if srtp is not None else session.unprotect(data)
         except (pylibsrtp.Error, ValueError):
-            self.refused += 1
+            self._refused += 1
             return True
         if not receiver._enabled:
             return True
@@ -149,15 +190,86 @@ class RtpIn:
         if stats is None:
             stats = self._streams[ssrc] = StreamStatistics(rate)
         stats.add(packet)  # what the receiver's RTCP reports say
-        self.taken += 1
+        self._taken += 1
         self._buffer.add(packet)
+        if self._native_ssrc is None:
+            self._native_ssrc, self._native_rate = ssrc, rate
+            self.go_native(ssrc, rate)
         return True
+
+    def go_native(self, ssrc: int, rate: int):
+        """Hand the stream `ssrc` to a compiled Receiver (server/fastrtp.py) on every hooked
+        protocol, if it is built and checked and the jitter buffer is a MicDecoder (with a
+        MicBatch, the Receiver holds the packets for its flush); its state starts from the
+        Python objects'. The Receiver, or None."""
+        decoder, dtls = self._buffer, self._dtls
+        batch = getattr(decoder, "_batch", None)
+        deque = getattr(self._queue, "_queue", None)
+        if (self.native is not None or self._srtp is None or not hasattr(decoder, "decode_payload")
+                or type(deque) is not collections.deque
+                or type(self._queue).empty is not asyncio.Queue.empty):
+            return self.native  # no FastSrtp: pylibsrtp is not as server/srtp.py expects
+        native = fastrtp.receiver(
+            dtls._rx_srtp, ssrc, rate, bytes(pt for pt, r in self._opus.items() if r),
+            dtls=dtls, connected=DtlsState.CONNECTED, receiver=self._receiver, queue=deque,
+            ssrc_table=self._ssrcs, active=self._active, batch=batch,
+            now=clock.current_datetime,
+            decode_now=lambda ts, payload: decoder.decode_payload(payload, ts),
+            push=self.push, pull=self.pull,
+            flush=batch.flush if batch is not None else _nothing)
+        if native is None:
+            return None
+        self.native = native
+        self.pull()
+        if batch is not None:
+            batch.attach(native, decoder)
+        for protocol, original in self._ports:
+            protocol.datagram_received = fastrtp.port(native, original)
+        return native
+
+    def push(self) -> None:
+        """The compiled Receiver's state to aiortc's objects: its StreamStatistics (what its
+        receiver reports and stats read), DTLS counters, the jitter buffer's last number."""
+        native = self.native
+        if native is None:
+            return
+        *stats, last, rx_bytes, rx_packets = native.state()
+        ssrc = self._native_ssrc
+        stream = self._streams.get(ssrc)
+        if stream is None:
+            stream = self._streams[ssrc] = StreamStatistics(self._native_rate)
+        for name, value in zip(fastrtp.STATS_FIELDS, stats, strict=True):
+            setattr(stream, name, value)
+        buffer = self._buffer
+        buffer._last = last
+        late = native.counts()[2]
+        buffer.late += late - self._native_late
+        self._native_late = late
+        dtls = self._dtls
+        dtls._RTCDtlsTransport__rx_bytes += rx_bytes
+        dtls._RTCDtlsTransport__rx_packets += rx_packets
+
+    def pull(self) -> None:
+        """aiortc's objects' state (the Python path ran meanwhile) to the compiled Receiver."""
+        native = self.native
+        if native is None:
+            return
+        stream = self._streams.get(self._native_ssrc)
+        last = self._buffer._last
+        if stream is None:
+            native.load(None, None, 0, 0, 0, None, None, last)
+        else:
+            native.load(*(getattr(stream, name) for name in fastrtp.STATS_FIELDS), last)
 
     def _learn_codecs(self) -> None:
         # aiortc fills the receiver's codecs when the connection starts; 0: not Opus
         for payload_type, codec in self._codecs.items():
             self._opus[payload_type] = (codec.clockRate
                                         if codec.mimeType.lower() == "audio/opus" else 0)
+
+
+def _nothing() -> None:
+    pass
 
 
 def payload_span(plain: bytes) -> tuple[int, int] | None:

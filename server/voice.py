@@ -742,6 +742,9 @@ class RoomVoice:
             "track_drops": sum(p.track.dropped for p in self._peers.values()),
             # listeners whose packets the compiled sender sends (server/fastrtp.py)
             "native_senders": sum(1 for p in self._peers.values() if p.track.native),
+            # peers whose mic packets the compiled receiver takes (server/fastrtp.py)
+            "native_receivers": sum(1 for p in self._peers.values()
+                                    if p.rtp_in is not None and p.rtp_in.native is not None),
             "frames_in": sum(p.frames_in for p in self._peers.values()),
             "silent_frames_in": sum(p.silent_in for p in self._peers.values()),
         }

@@ -88,22 +88,31 @@ def _forge_srtp(client: VoicePeer, offer: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("direct", [True, False], ids=["direct", "aiortc"])
-async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(direct, monkeypatch):
+@pytest.mark.parametrize("path", ["compiled", "python", "aiortc"])
+async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path, monkeypatch):
     """Issue 15 (server CPU): mic packets skip aiortc's receive task (server/rtp_in.py) and
     SRTP skips pylibsrtp's wrapper (server/srtp.py) where aiortc and pylibsrtp are as
-    those modules expect; where they are not (forced here), aiortc's own paths carry the
-    audio. Either way the tone goes up and down intact, a forged packet is dropped, and
-    RTCP still works both ways (the server's receiver reports come from the statistics
-    the direct path keeps; the client's sender reports reach aiortc)."""
+    those modules expect, and are taken in C (server/_fastrtp.c, a Receiver) where it is
+    built; with SUSSURRO_NATIVE_RTP=0 in Python, and where aiortc is not as expected
+    (forced here) aiortc's own paths carry the audio. Either way the tone goes up and
+    down intact, a forged packet is dropped, and RTCP still works both ways (the
+    server's receiver reports come from the statistics the direct paths keep; the
+    client's sender reports reach aiortc)."""
+    direct = path != "aiortc"
+    if path == "compiled":
+        assert pytest.importorskip("server._fastrtp").Receiver
+    else:
+        monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")
+    monkeypatch.setattr(fastrtp, "_checked", None)
+    monkeypatch.setattr(fastrtp, "_rx_checked", None)
     if not direct:
         monkeypatch.setattr(rtp_in, "_RECEIVER_PRIVATES",
                             (*rtp_in._RECEIVER_PRIVATES, "_RTCRtpReceiver__not_in_aiortc"))
         monkeypatch.setattr(srtp, "_checked", False)
-    got: list[np.ndarray] = []
+    got: list[tuple] = []
     client, offer = await _offer()
     peer, answer = await open_peer("p1", offer, ice_servers=None,
-                                   on_pcm=lambda pid, pcm, ts: got.append(pcm))
+                                   on_pcm=lambda pid, pcm, ts: got.append((pcm, ts)))
     try:
         assert (peer.rtp_in is not None) is direct
         await client.accept_answer(answer)
@@ -111,17 +120,22 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(direc
 
         def each(n: int) -> None:
             if n == 60:
+                if direct:  # the compiled Receiver took over after the stream's first packet
+                    assert (peer.rtp_in.native is not None) is (path == "compiled")
                 _forge_srtp(client, offer)
 
         await push_tone(peer, 125, each=each)
         await asyncio.sleep(0.2)
         assert (peer.track._direct._srtp is not None) is direct
-        up, down = np.concatenate(got), client.recorder.audio()
+        up, down = np.concatenate([pcm for pcm, _ in got]), client.recorder.audio()
         assert tone_db(steady(up, 0.5), 440) > -16
         assert tone_db(steady(down, 0.5), 880) > -16
+        times = [ts for _, ts in got]
+        assert times == sorted(times) and len(set(times)) == len(times)  # none late, none twice
         if direct:
             assert peer.rtp_in.refused == 1
             assert peer.rtp_in.taken >= len(got) - 5 > 100
+            peer.rtp_in.push()  # what the next SYNC_EVERY packets would hand aiortc
         # RTCP, sent every 0.5-1.5 s: give it up to 3 s more
         for _ in range(30):
             server_side, client_side = await peer.pc.getStats(), await client.pc.getStats()
