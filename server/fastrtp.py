@@ -17,7 +17,8 @@ inbound session), which takes its packets in the socket's callback and holds
 them for the voice tick (server/rtp_in.py says how). `receiver_available()`
 checks it once per process (twin sessions, the packets a Python path would
 take, refuse or hand on, and aiortc's `StreamStatistics` fields it writes);
-the same switch turns it off.
+the same switch turns it off, and `SUSSURRO_NATIVE_MIC=0` turns off the
+receiver alone (the sender stays compiled).
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def receiver_available() -> bool:
     """True if Receivers may be made here (built, allowed, checked once per process)."""
     global _rx_checked
     if _rx_checked is None:
-        if not available():
+        if not available() or os.environ.get("SUSSURRO_NATIVE_MIC", "1") == "0":
             _rx_checked = False
         else:
             try:

@@ -287,7 +287,7 @@ def test_a_receiver_hands_back_packets_and_state_when_its_stream_changes_hands(m
 def test_a_receiver_is_not_made_where_it_is_not_built_checked_or_allowed(monkeypatch):
     key = os.urandom(30)
     (out,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1, key=key)
-    for setting in ("not built", "turned off", "srtp not as expected"):
+    for setting in ("not built", "turned off", "receiver turned off", "srtp not as expected"):
         monkeypatch.setattr(fastrtp, "_checked", None)
         monkeypatch.setattr(fastrtp, "_rx_checked", None)
         with monkeypatch.context() as m:
@@ -295,6 +295,9 @@ def test_a_receiver_is_not_made_where_it_is_not_built_checked_or_allowed(monkeyp
                 m.setattr(fastrtp, "_fastrtp", None)
             elif setting == "turned off":
                 m.setenv("SUSSURRO_NATIVE_RTP", "0")
+            elif setting == "receiver turned off":  # the sender stays compiled
+                m.setenv("SUSSURRO_NATIVE_MIC", "0")
+                assert fastrtp._fastrtp is None or fastrtp.available()
             else:
                 m.setattr(srtp, "_lib", None)
             env = Env(key)
