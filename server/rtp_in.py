@@ -31,7 +31,7 @@ packet (RTP time, payload, arrival time) for the voice tick, whose
 `MicBatch.flush` drains it in one call per receiver. The receiver's RTCP
 statistics and the jitter buffer's last sequence number are kept in C and
 written to aiortc's `StreamStatistics` (and the decoder) every
-SYNC_EVERY packets and before any packet of the stream takes the Python
+25 packets (RX_SYNC_EVERY in server/_fastrtp.c) and before any packet of the stream takes the Python
 path (aiortc's, e.g. while the queue holds older datagrams); they are read
 back before C takes one again. A new SRTP session (DTLS again) is not
 followed: its packets go aiortc's way.
