@@ -43,12 +43,12 @@ except ImportError:  # not built here (no compiler at install time)
 _checked: bool | None = None
 
 
-def _addresses(session: pylibsrtp.Session) -> tuple[int, int]:
-    """(srtp_protect, the session's srtp_t) as integers, from pylibsrtp's binding."""
+def _addresses(session: pylibsrtp.Session, function: str = "srtp_protect") -> tuple[int, int]:
+    """(libsrtp's `function`, the session's srtp_t) as integers, from pylibsrtp's binding."""
     ffi, lib = srtp._ffi, srtp._lib
-    protect = int(ffi.cast("uintptr_t", ffi.addressof(lib, "srtp_protect")))
+    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, function)))
     ctx = int(ffi.cast("uintptr_t", session._srtp[0]))
-    return protect, ctx
+    return address, ctx
 
 
 def self_check() -> bool:
@@ -125,14 +125,6 @@ STATS_FIELDS = ("base_seq", "max_seq", "cycles", "packets_received", "_jitter_q4
                 "_last_arrival", "_last_timestamp")
 
 
-def _unprotect_addresses(session: pylibsrtp.Session) -> tuple[int, int]:
-    """(srtp_unprotect, the session's srtp_t) as integers, from pylibsrtp's binding."""
-    ffi, lib = srtp._ffi, srtp._lib
-    unprotect = int(ffi.cast("uintptr_t", ffi.addressof(lib, "srtp_unprotect")))
-    ctx = int(ffi.cast("uintptr_t", session._srtp[0]))
-    return unprotect, ctx
-
-
 def receiver_check() -> bool:
     """True if a Receiver takes, refuses and hands on packets as RtpIn does, on a twin of
     aiortc's inbound session: pylibsrtp's bytes unprotected, the payload after an
@@ -152,7 +144,7 @@ def receiver_check() -> bool:
     env = types.SimpleNamespace(_state=DtlsState.CONNECTED, _rx_srtp=inbound, _enabled=True,
                                 holding=True)
     decoded, pushed = [], []
-    rx = _fastrtp.Receiver(*_unprotect_addresses(inbound), inbound, 0xC0DEDBAD, 48000,
+    rx = _fastrtp.Receiver(*_addresses(inbound, "srtp_unprotect"), inbound, 0xC0DEDBAD, 48000,
                            bytes([111]), env, DtlsState.CONNECTED, env, collections.deque(),
                            {0xC0DEDBAD: env}, {}, env, lambda: 0,
                            lambda ts, p: decoded.append(p), lambda: pushed.append(1),
@@ -207,7 +199,7 @@ def receiver(session: pylibsrtp.Session, ssrc: int, clockrate: int, opus: bytes,
     if not receiver_available():
         return None
     try:
-        return _fastrtp.Receiver(*_unprotect_addresses(session), session, ssrc, clockrate,
+        return _fastrtp.Receiver(*_addresses(session, "srtp_unprotect"), session, ssrc, clockrate,
                                  opus, **parts)
     except (ValueError, TypeError):
         return None
