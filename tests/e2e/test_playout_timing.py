@@ -23,20 +23,25 @@ async def test_the_tick_comes_right_after_the_talker_frames_and_the_voice_still_
         voice = room.voice
         slack, end = None, time.monotonic() + 20
         start_moved = voice.stats()["phase_moved"]
+
+        def talker_timed() -> bool:
+            q = voice.mixer._queues.get("a")
+            return q is not None and q.jitter is not None and q.slack is not None
+
         while time.monotonic() < end:
             await asyncio.sleep(0.5)
             slack = voice.stats()["playout_slack"]
             # A negative slack is a moment, not convergence: a stall of this loaded
             # machine made the latest delays longer than the playout allows for; the
-            # grid holds still until the stall's segments age out of the spread.
-            if slack is not None and 0 <= slack <= PHASE_KEEP + 0.02:
+            # grid holds still until the stall's segments age out of the spread. So is
+            # the talker's queue run dry (no slack while it does not play) by a stall.
+            if slack is not None and 0 <= slack <= PHASE_KEEP + 0.02 and talker_timed():
                 break
         # Converged: the talker's worst frames (measured jitter and margin included)
         # wait at most ~1.4 ms for their tick, where a fixed grid leaves them anywhere
         # in 0-20 ms (uniformly, one run to the next).
         assert slack is not None and 0 <= slack <= PHASE_KEEP + 0.02, slack
-        q = voice.mixer._queues["a"]
-        assert q.jitter is not None and q.slack is not None
+        assert talker_timed(), vars(voice.mixer._queues.get("a"))
         assert voice.stats()["phase_moved"] >= start_moved
         # Still heard whole: the tone at its level in b's mix, none in a's own.
         rec = await room.listen(2.0)
