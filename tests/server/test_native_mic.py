@@ -240,10 +240,9 @@ def test_the_compiled_receiver_takes_what_the_python_path_takes_with_the_same_ou
     assert len(python["handed"]) > 40  # RTCP, STUN, other SSRC/type, while the queue was busy
 
 
-def test_a_receiver_hands_back_packets_and_state_when_its_stream_changes_hands(monkeypatch):
-    """The Port hands what is not bytes to the original callback; a disabled receiver's
-    packets are counted and dropped; DTLS not connected, or another SRTP session: every
-    packet goes aiortc's way, with the statistics pushed to aiortc's objects first."""
+def _holding_env(monkeypatch) -> tuple[pylibsrtp.Session, Env]:
+    """The compiled receiver allowed and checked afresh; an Env whose batch holds packets
+    for the tick, and the outbound session that protects what is fed to it."""
     _built()
     monkeypatch.setattr(fastrtp, "_rx_checked", None)
     monkeypatch.setattr(fastrtp, "_checked", None)
@@ -252,6 +251,14 @@ def test_a_receiver_hands_back_packets_and_state_when_its_stream_changes_hands(m
     (out,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1, key=key)
     env = Env(key)
     env.batch.holding = True
+    return out, env
+
+
+def test_a_receiver_hands_back_packets_and_state_when_its_stream_changes_hands(monkeypatch):
+    """The Port hands what is not bytes to the original callback; a disabled receiver's
+    packets are counted and dropped; DTLS not connected, or another SRTP session: every
+    packet goes aiortc's way, with the statistics pushed to aiortc's objects first."""
+    out, env = _holding_env(monkeypatch)
     packets = [out.protect(_rtp(i, 960 * i, bytes([i]) * 10)) for i in range(1, 40)]
     for data in packets[:30]:
         env.protocol.datagram_received(data, None)
@@ -319,14 +326,7 @@ def test_receiver_check_passes_here_and_refuses_an_unexpected_statistics_object(
 
 
 def test_held_packets_of_a_closed_peer_are_dropped_at_the_flush(monkeypatch):
-    _built()
-    monkeypatch.setattr(fastrtp, "_rx_checked", None)
-    monkeypatch.setattr(fastrtp, "_checked", None)
-    monkeypatch.delenv("SUSSURRO_NATIVE_RTP", raising=False)
-    key = os.urandom(30)
-    (out,) = _sessions(pylibsrtp.Policy.SSRC_ANY_OUTBOUND, 1, key=key)
-    env = Env(key)
-    env.batch.holding = True
+    out, env = _holding_env(monkeypatch)
     for i in range(1, 10):
         env.protocol.datagram_received(out.protect(_rtp(i, 960 * i, b"y")), None)
     assert env.rtp_in.native.counts()[4] == 8  # the first was the Python path's
