@@ -87,3 +87,27 @@ async def test_a_seat_on_the_left_is_louder_in_the_left_ear_and_centred_across_t
         assert tone_db_robust(p1[:, 0], hz) == pytest.approx(tone_db_robust(p1[:, 1], hz), abs=0.5)
     finally:
         await room.close()
+
+
+async def test_two_voices_at_once_each_keep_their_own_side():
+    # Seats clockwise p1, p2, p3, p4: p2 on p1's left, p4 on p1's right, both talking.
+    # The stereo mix once narrowed two simultaneous voices to a few dB (libopus's hybrid
+    # mode, whose stereo width opens over seconds); each must arrive from its own side.
+    pids = ["p1", "p2", "p3", "p4"]
+    left_hz, right_hz = TONES[2], TONES[3]  # 700 and 1500 Hz
+    room = await open_room({"p2": Tone(left_hz), "p4": Tone(right_hz)})
+    try:
+        await room.join("p1", None, stereo=True)
+        await room.join("p3", None)
+        room.voice.set_layout(pids)
+        p1 = (await room.listen(1.0))["p1"]
+        left, right = seat_pan(0, 1, 4)
+        expected = 20 * math.log10(left / right)
+        assert seat_pan(0, 3, 4) == pytest.approx((right, left))  # p4: the mirror image
+        l2, r2 = tone_db_robust(p1[:, 0], left_hz), tone_db_robust(p1[:, 1], left_hz)
+        l4, r4 = tone_db_robust(p1[:, 0], right_hz), tone_db_robust(p1[:, 1], right_hz)
+        assert l2 > PRESENT and r4 > PRESENT, (l2, r4)
+        assert l2 - r2 == pytest.approx(expected, abs=2.0), (l2, r2, expected)
+        assert r4 - l4 == pytest.approx(expected, abs=2.0), (l4, r4, expected)
+    finally:
+        await room.close()
