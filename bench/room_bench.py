@@ -418,6 +418,7 @@ def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volume
 
     class _Track:  # stands in for rtc.MixTrack: the packets go nowhere
         dropped = 0
+        native = None
 
         def push(self, payload, tick):
             pass
@@ -425,6 +426,7 @@ def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volume
     class _Peer:
         track = _Track()
         frames_in = silent_in = 0
+        rtp_in = None  # no transport: RoomVoice.stats reads its receive figures from it
 
     voice = RoomVoice("BENCH")
     pids = [f"p{i}" for i in range(players)]
