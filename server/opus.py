@@ -50,16 +50,17 @@ class OpusSettings:
     """Encoder settings; the defaults suit speech on a LAN or a decent uplink."""
 
     bitrate: int = 32000
-    # a stereo mix (voices placed around the table) gets more: two channels of speech
-    # at 32 kb/s each would cost twice; Opus codes what they share jointly
-    stereo_bitrate: int = 48000
-    # The stereo mix is coded by CELT alone ("lowdelay"). In "voip" libopus codes stereo
-    # speech at 48 kb/s in its hybrid mode, whose SILK part narrows the image: two voices
-    # on opposite sides came out 8.5 dB apart instead of 12.2, and after any frame with
-    # one voice or none, SILK's smoothed stereo width starts again from nothing and takes
-    # ~3 s to open (one such frame a second kept them at 2.5 dB: a mix of real speech
-    # never opened). CELT keeps each side exact and costs a quarter of the hybrid encode;
-    # it has no in-band FEC (SILK's), so a lost packet is concealed, not rebuilt.
+    # A stereo mix (voices placed around the table) is coded by CELT alone ("lowdelay").
+    # In "voip" libopus codes 48 kb/s stereo speech in its hybrid mode, whose SILK part
+    # narrows the image: two voices at once on opposite sides came out 8.5 dB apart
+    # instead of 12.2, and after any frame with one voice or none SILK's smoothed stereo
+    # width starts again from nothing and takes ~3 s to open (one such frame a second
+    # kept them 2.5 dB apart). CELT keeps each side exact and costs a quarter of the
+    # hybrid encode; at 64 kb/s (VBR, ~90-115 kb/s on speech) each ear scores better
+    # than hybrid at 48 in PESQ (bench/opus_modes.py, bench/ROOM.md). It has no in-band
+    # FEC (SILK's): a lost stereo packet is concealed, not rebuilt. The mono mix stays
+    # "voip": CELT codes mono speech at 32 kb/s far worse than SILK.
+    stereo_bitrate: int = 64000
     stereo_application: str = "lowdelay"
     # 0..10; 5 costs ~150 us per 20 ms frame here, 10 ~200 us, for no audible gain on speech
     complexity: int = 5
