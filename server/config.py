@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 ENV_PREFIX = "SUSSURRO_"
+# `Settings.voice_codec`'s choices (server/opus.py `OpusSettings.for_codec`)
+VOICE_CODECS = ("celt", "silk")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,11 @@ class Settings:
     rtc_max_candidates: int = 20
     rtc_offers_per_minute: int = 12
     rtc_allow_local_candidates: bool = False
+    # How the server codes each listener's mono mix: "celt" (Opus's CELT alone: less
+    # CPU and 4 ms less delay, ~70 kb/s a listener) or "silk" (Opus's SILK/hybrid at
+    # 32 kb/s with in-band FEC: half the bandwidth, for links short of it). A stereo
+    # mix (voices around the table) is CELT either way. bench/ROOM.md has the figures.
+    voice_codec: str = "celt"
     # Where the static web client lives (index.html, ES modules).
     web_dir: str = field(default_factory=lambda: _default_web_dir())
     # What the one-phone page needs offline (Pyodide, the core archive), built by

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import av
 import numpy as np
 
+from server.config import VOICE_CODECS
+
 SAMPLE_RATE = 48000
 FRAME = 960  # 20 ms
 TIME_BASE = fractions.Fraction(1, SAMPLE_RATE)
@@ -47,9 +49,17 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class OpusSettings:
-    """Encoder settings; the defaults suit speech on a LAN or a decent uplink."""
+    """Encoder settings; the defaults suit speech on a LAN or a decent uplink.
 
-    bitrate: int = 32000
+    The mono mix is coded by CELT alone ("lowdelay") at 40 kb/s set (VBR: ~70 kb/s on
+    speech): PESQ as SILK's hybrid mode at 32 kb/s ("voip", 3.65 against 3.60), at less
+    than half the CPU per encode and 4 ms less look-ahead, for twice the bandwidth and
+    no in-band FEC, whose rebuilt packets scored no better than CELT's concealment under
+    random loss (bench/opus_modes.py, bench/ROOM.md "The mono mix in CELT").
+    `for_codec("silk")` is the SILK setting, for links short of bandwidth.
+    """
+
+    bitrate: int = 40000
     # A stereo mix (voices placed around the table) is coded by CELT alone ("lowdelay").
     # In "voip" libopus codes 48 kb/s stereo speech in its hybrid mode, whose SILK part
     # narrows the image: two voices at once on opposite sides came out 8.5 dB apart
@@ -64,12 +74,29 @@ class OpusSettings:
     stereo_application: str = "lowdelay"
     # 0..10; 5 costs ~150 us per 20 ms frame here, 10 ~200 us, for no audible gain on speech
     complexity: int = 5
-    application: str = "voip"
-    fec: bool = True  # in-band FEC, so one lost packet is rebuilt from the next
+    application: str = "lowdelay"
+    # SILK's in-band FEC ("voip" only: CELT has none), so one lost packet is rebuilt
+    # from the next
+    fec: bool = True
     # Expected loss in percent (FEC needs a non-zero value). The FEC bitrate
     # grows with it and comes out of the 32 kb/s: 5 % keeps the coding noise
     # ~10 dB lower than 10 % while still covering an isolated lost packet.
     packet_loss: int = 5
+
+    @classmethod
+    def for_codec(cls, codec: str) -> OpusSettings:
+        """The settings of `Settings.voice_codec`: "celt" (the defaults) or "silk" (the
+        mono mix in SILK's hybrid mode at 32 kb/s, with in-band FEC); ValueError else."""
+        if codec == "celt":
+            return cls()
+        if codec == "silk":
+            return cls(bitrate=32000, application="voip")
+        raise ValueError(f"voice_codec: {codec!r} is not one of {', '.join(VOICE_CODECS)}")
+
+
+# What a browser's microphone sends (Chrome codes Opus as "voip", ~32 kb/s, in-band FEC):
+# the bots and the tests that stand in for a player's mic encode with it.
+BROWSER_MIC = OpusSettings.for_codec("silk")
 
 
 class OpusError(Exception):

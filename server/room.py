@@ -112,7 +112,7 @@ class Room:
                                self._routing, listeners=self._listeners,
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
                                max_candidates=settings.rtc_max_candidates,
-                               layout_now=self._layout)
+                               layout_now=self._layout, codec=settings.voice_codec)
         # Voice offers per seat (each makes the server gather and send ICE checks).
         self._offers: dict[str, TokenBucket] = {}
         # The actor.

@@ -26,6 +26,7 @@ from aiortc import RTCIceTransportPolicy, RTCPeerConnection, RTCSessionDescripti
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 from server.opus import (
+    BROWSER_MIC,
     FRAME,
     SAMPLE_RATE,
     TIME_BASE,
@@ -153,7 +154,7 @@ class MicTrack(MediaStreamTrack):
         self.source = source
         self.encode = encode
         self.dtx = dtx
-        self._enc = OpusEncoder(opus) if encode else None
+        self._enc = OpusEncoder(opus or BROWSER_MIC) if encode else None
         self._n = 0
         self._start: float | None = None
         self.captured: list[float] = []

@@ -60,7 +60,8 @@ class VoiceLink:
                  routing_now: Callable[[], Any], listeners: Listeners | None = None,
                  on_peer_lost: Callable[[str], None] | None = None,
                  max_candidates: int | None = None,
-                 layout_now: Callable[[], list[str] | None] | None = None) -> None:
+                 layout_now: Callable[[], list[str] | None] | None = None,
+                 codec: str = "celt") -> None:
         """`routing_now()` is the room's current audio.Routing (whispers in progress
         included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
         connection dropped by itself.
@@ -68,7 +69,7 @@ class VoiceLink:
         `listeners()` gives every connected socket as (player id, send_text); without it
         channel mates do not see each other's mouths (everyone gets `send_all`'s message).
         `layout_now()` is the circle of seats when the room places voices around the
-        table, else None.
+        table, else None. `codec`: `Settings.voice_codec`.
         """
         self.code = code
         self.ice_servers = list(ice_servers)
@@ -78,6 +79,7 @@ class VoiceLink:
         self._routing_now = routing_now
         self._on_peer_lost = on_peer_lost
         self._max_candidates = max_candidates
+        self._codec = codec
         self._listeners = listeners
         self._layout_now = layout_now
         # Each listener's own volumes (speaker -> gain, 0 muted), kept here so that they
@@ -119,7 +121,8 @@ class VoiceLink:
                 voice = voice_module().RoomVoice(
                     self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
                     on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31),
-                    max_candidates=self._max_candidates)
+                    max_candidates=self._max_candidates,
+                    opus=voice_module().OpusSettings.for_codec(self._codec))
                 await voice.start()
                 self.voice = voice
                 self.refresh()

@@ -76,3 +76,25 @@ def test_mouths_show_only_what_the_policy_allows_and_silence_once():
     link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})
     link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})  # silence again: not repeated
     assert len(sent) == 2 and not any(sent[1]["levels"].values())
+
+
+async def test_the_voice_codec_setting_reaches_the_rooms_encoders_and_a_bad_one_stops_start_up():
+    import pytest
+
+    from server.app import create_app
+    from server.opus import OpusSettings
+    from server.voicelink import VoiceLink, routing
+
+    assert load_settings({}, {"SUSSURRO_VOICE_CODEC": "silk"}).voice_codec == "silk"
+    assert Settings().voice_codec == "celt"
+    for codec, application in (("celt", "lowdelay"), ("silk", "voip")):
+        link = VoiceLink("ROOMS", [], lambda text: None, lambda: (), lambda: routing(()),
+                         codec=codec)
+        voice = await link._ensure()
+        try:
+            assert voice._opus == OpusSettings.for_codec(codec)
+            assert voice._opus.application == application
+        finally:
+            await link.stop()
+    with pytest.raises(ValueError, match="voice_codec"):
+        create_app(Settings(voice_codec="mp3", db=":memory:"))
