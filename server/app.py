@@ -44,7 +44,7 @@ import game
 from game import catalog
 from server import protocol as P
 from server.codes import normalise_code
-from server.config import VOICE_CODECS, Settings
+from server.config import Settings, check_voice_codec
 from server.connection import Connection
 from server.forwarded import TrustedProxies
 from server.httpguard import BodyLimit, SecurityHeaders
@@ -127,9 +127,7 @@ async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSO
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
     proxies = TrustedProxies.parse(settings.trusted_proxies)  # a bad value stops start-up
-    if settings.voice_codec not in VOICE_CODECS:  # so does an unknown codec
-        raise ValueError(f"voice_codec: {settings.voice_codec!r} is not one of "
-                         f"{', '.join(VOICE_CODECS)}")
+    check_voice_codec(settings.voice_codec)  # so does an unknown codec
     cluster = forward = None
     if settings.redis:
         from server.cluster import build_cluster

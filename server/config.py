@@ -21,6 +21,13 @@ ENV_PREFIX = "SUSSURRO_"
 VOICE_CODECS = ("celt", "silk")
 
 
+def check_voice_codec(codec: str) -> str:
+    """`codec` if it is one of VOICE_CODECS, else ValueError naming them."""
+    if codec not in VOICE_CODECS:
+        raise ValueError(f"voice_codec: {codec!r} is not one of {', '.join(VOICE_CODECS)}")
+    return codec
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the server can be told. Immutable once built."""

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import av
 import numpy as np
 
-from server.config import VOICE_CODECS
+from server.config import check_voice_codec
 
 SAMPLE_RATE = 48000
 FRAME = 960  # 20 ms
@@ -68,8 +68,7 @@ class OpusSettings:
     # kept them 2.5 dB apart). CELT keeps each side exact and costs a quarter of the
     # hybrid encode; at 64 kb/s (VBR, ~90-115 kb/s on speech) each ear scores better
     # than hybrid at 48 in PESQ (bench/opus_modes.py, bench/ROOM.md). It has no in-band
-    # FEC (SILK's): a lost stereo packet is concealed, not rebuilt. The mono mix stays
-    # "voip": CELT codes mono speech at 32 kb/s far worse than SILK.
+    # FEC (SILK's): a lost stereo packet is concealed, not rebuilt.
     stereo_bitrate: int = 64000
     stereo_application: str = "lowdelay"
     # 0..10; 5 costs ~150 us per 20 ms frame here, 10 ~200 us, for no audible gain on speech
@@ -87,11 +86,9 @@ class OpusSettings:
     def for_codec(cls, codec: str) -> OpusSettings:
         """The settings of `Settings.voice_codec`: "celt" (the defaults) or "silk" (the
         mono mix in SILK's hybrid mode at 32 kb/s, with in-band FEC); ValueError else."""
-        if codec == "celt":
-            return cls()
-        if codec == "silk":
+        if check_voice_codec(codec) == "silk":
             return cls(bitrate=32000, application="voip")
-        raise ValueError(f"voice_codec: {codec!r} is not one of {', '.join(VOICE_CODECS)}")
+        return cls()
 
 
 # What a browser's microphone sends (Chrome codes Opus as "voip", ~32 kb/s, in-band FEC):
