@@ -19,8 +19,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 PRESENT = -30.0
 ISOLATION = 60.0
-# Opus at 32 kb/s with three steady tones in a mix: one tone's level drifts by up to
-# ~2 dB from one recording to the next (measured here, the others steady), so levels
+# Opus (measured with SILK at 32 kb/s) with three steady tones in a mix: one tone's
+# level drifts by up to ~2 dB from one recording to the next (the others steady), so levels
 # compared across two recordings get 3 dB; the change asked for is 12 dB (25 %) or
 # 60 dB (muted).
 SAME = 3.0

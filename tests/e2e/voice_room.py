@@ -19,8 +19,9 @@ from tests.e2e.spectrum import steady, tone_db_robust
 
 # One tone per seat, on exact bins of a 0.25 s analysis (multiples of 4 Hz),
 # roughly an octave apart.
-# Opus at 32 kb/s leaves a coding-noise floor 50-60 dB under a tone within a
-# few hundred hertz of it, but 80 dB or more far from every tone; the first
+# Opus (measured with SILK at 32 kb/s; the CELT mix meets the same bounds) leaves a
+# coding-noise floor 50-60 dB under a tone within a few hundred hertz of it, but
+# 80 dB or more far from every tone; the first
 # seat's 6.1 kHz (still inside Opus's wideband) is where the other seats' noise is
 # lowest, so a test that must show 60 dB of isolation gives that seat the voice
 # to isolate. The drunk effect low-passes at 3 kHz: its victims use the low seats.
