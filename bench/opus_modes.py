@@ -4,10 +4,11 @@ speech, how each stands a lost packet, and (stereo) whether each voice keeps its
     .venv/bin/python bench/opus_modes.py [--loss 0,5,10] [--seeds 5]
 
 Needs espeak-ng and the `pesq` package (a measuring tool, not a project dependency),
-as bench/opus_quality.py. The server's mono encoder (`OpusSettings`: 32 kb/s,
-complexity 5, FEC with 5 % expected loss) is created with application "voip" (libopus
-codes speech in SILK or hybrid mode, with SILK's in-band FEC) and "lowdelay" (CELT
-alone: no in-band FEC, 2.5 ms of look-ahead instead of 6.5). Sentences in Italian,
+as bench/opus_quality.py. The server's mono encoder is made with each
+`Settings.voice_codec`: "silk" (`OpusSettings.for_codec`: application "voip", 32 kb/s,
+complexity 5, FEC with 5 % expected loss: libopus codes speech in SILK or hybrid mode,
+with SILK's in-band FEC) and "celt" (application "lowdelay", 40 kb/s set: CELT alone,
+no in-band FEC, 2.5 ms of look-ahead instead of 6.5). Sentences in Italian,
 French and English, alone and two voices at once, go through it and through libopus's
 decoder; PESQ (ITU-T P.862.2, wide band) scores each against its input. With loss,
 packets are dropped at random (fixed seeds, the same packets for both modes) and each
@@ -28,11 +29,8 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import shutil
 import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from opus_quality import SENTENCES, pesq_wb, speech  # noqa: E402
+from opus_quality import encode_cost, pesq_wb, sentences_or_why  # noqa: E402
 
 from audio.spatial import seat_pan  # noqa: E402
 from server import opus  # noqa: E402
@@ -72,8 +70,8 @@ def decode(payloads: list[bytes], lost: set[int]) -> np.ndarray:
     return np.concatenate(out)
 
 
-def code(x: np.ndarray, app: str, lost: set[int]) -> np.ndarray:
-    enc = OpusEncoder(OpusSettings(application=app))
+def code(x: np.ndarray, codec: str, lost: set[int]) -> np.ndarray:
+    enc = OpusEncoder(OpusSettings.for_codec(codec))
     n = -(-x.size // FRAME) * FRAME + 2 * FRAME
     padded = np.zeros(n, np.float32)
     padded[: x.size] = x
@@ -81,19 +79,6 @@ def code(x: np.ndarray, app: str, lost: set[int]) -> np.ndarray:
     corr = [float(np.dot(out[d : d + x.size], x)) for d in range(0, FRAME)]
     d = int(np.argmax(corr))
     return out[d : d + x.size]
-
-
-def encode_cost(x: np.ndarray, app: str, calls: int, cold: bool) -> float:
-    enc = OpusEncoder(OpusSettings(application=app))
-    frames = [x[i : i + FRAME] for i in range(0, x.size - FRAME, FRAME)]
-    costs = []
-    for k in range(calls):
-        if cold:
-            time.sleep(0.02)
-        t = time.thread_time_ns()
-        enc.encode(frames[k % len(frames)])
-        costs.append(time.thread_time_ns() - t)
-    return statistics.median(costs) / 1000
 
 
 def code_stereo(x: np.ndarray, s: OpusSettings) -> tuple[np.ndarray, float]:
@@ -147,7 +132,6 @@ def stereo_table(voices: list[np.ndarray], calls: int) -> None:
     print(f"stereo: each voice sent {sent:.1f} dB toward its side")
     print(f"{'mode':>9} {'kb/s set':>8} {'kb/s':>5} {'hot us':>7} {'cold us':>8} "
           f"{'2 voices PESQ L/R':>18} {'image L/R dB':>13} {'1 voice PESQ L/R':>17}")
-    frames = [both[i : i + FRAME] for i in range(0, len(both) - FRAME, FRAME)]
     for app, rate in (("voip", 48000), ("voip", 96000), ("lowdelay", 48000), ("lowdelay", 64000)):
         s = OpusSettings(stereo_application=app, stereo_bitrate=rate)
         y, kbps = code_stereo(both, s)
@@ -155,16 +139,8 @@ def stereo_table(voices: list[np.ndarray], calls: int) -> None:
         img = images_db(y, a, b, talking)
         y1, _ = code_stereo(one, s)
         p1 = [pesq_wb(one[:, c], y1[:, c]) for c in (0, 1)]
-        costs = {}
-        for cold, count in ((False, 1000), (True, calls)):
-            enc, spent = OpusEncoder(s, channels=2), []
-            for k in range(count):
-                if cold:
-                    time.sleep(0.02)
-                t = time.thread_time_ns()
-                enc.encode(frames[k % len(frames)])
-                spent.append(time.thread_time_ns() - t)
-            costs[cold] = statistics.median(spent) / 1000
+        costs = {cold: encode_cost(OpusEncoder(s, channels=2), both, count, cold)
+                 for cold, count in ((False, 1000), (True, calls))}
         print(f"{app:>9} {rate // 1000:>8} {kbps:>5.0f} {costs[False]:>7.0f} {costs[True]:>8.0f} "
               f"{p2[0]:>9.2f}/{p2[1]:.2f} {img[0]:>8.1f}/{img[1]:.1f} {p1[0]:>12.2f}/{p1[1]:.2f}")
 
@@ -175,37 +151,27 @@ def main() -> int:
     p.add_argument("--seeds", type=int, default=5, help="loss patterns per rate (averaged)")
     p.add_argument("--calls", type=int, default=150, help="cold encodes per mode")
     args = p.parse_args()
-    if shutil.which("espeak-ng") is None:
-        print("espeak-ng is needed", file=sys.stderr)
+    got = sentences_or_why() if opus.libopus() else "libopus is not usable directly here"
+    if isinstance(got, str):
+        print(got, file=sys.stderr)
         return 1
-    try:
-        import pesq  # noqa: F401
-    except ImportError:
-        print("the pesq package is needed: pip install pesq", file=sys.stderr)
-        return 1
-    if opus.libopus() is None:
-        print("libopus is not usable directly here", file=sys.stderr)
-        return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        voices = [speech(lang, text, Path(tmp)) for lang, text in SENTENCES]
-    pair = np.zeros(max(voices[0].size, voices[1].size), np.float32)
-    pair[: voices[0].size] += voices[0]
-    pair[: voices[1].size] += voices[1]
+    voices, pair = got
     clips = voices + [pair]
-    apps = ("voip", "lowdelay")
-    print(f"{'mode':>9} {'hot us':>7} {'cold us':>8} {'kb/s':>5}")
-    for app in apps:
-        enc = OpusEncoder(OpusSettings(application=app))
+    codecs = ("silk", "celt")
+    print(f"{'codec':>9} {'hot us':>7} {'cold us':>8} {'kb/s':>5}")
+    for codec in codecs:
+        settings = OpusSettings.for_codec(codec)
         x = voices[0]
+        enc = OpusEncoder(settings)
         size = sum(len(enc.encode(x[i : i + FRAME])) for i in range(0, x.size - FRAME, FRAME))
         kbps = size * 8 / (x.size / SAMPLE_RATE) / 1000
-        hot = encode_cost(x, app, 1000, cold=False)
-        cold = encode_cost(x, app, args.calls, cold=True)
-        print(f"{app:>9} {hot:>7.0f} {cold:>8.0f} {kbps:>5.1f}")
+        hot = encode_cost(OpusEncoder(settings), x, 1000, cold=False)
+        cold = encode_cost(OpusEncoder(settings), x, args.calls, cold=True)
+        print(f"{codec:>9} {hot:>7.0f} {cold:>8.0f} {kbps:>5.1f}")
     print()
-    print(f"{'loss %':>6} {'mode':>9} {'PESQ it/fr/en':>20} {'2 voices':>9} {'mean':>6}")
+    print(f"{'loss %':>6} {'codec':>9} {'PESQ it/fr/en':>20} {'2 voices':>9} {'mean':>6}")
     for pct in [float(v) for v in args.loss.split(",")]:
-        for app in apps:
+        for codec in codecs:
             per_clip = []
             for x in clips:
                 frames = -(-x.size // FRAME) + 2
@@ -214,10 +180,10 @@ def main() -> int:
                 for seed in seeds:
                     rng = np.random.default_rng(1000 + seed)
                     lost = {i for i in range(frames) if rng.random() < pct / 100}
-                    scores.append(pesq_wb(x, code(x, app, lost)))
+                    scores.append(pesq_wb(x, code(x, codec, lost)))
                 per_clip.append(statistics.mean(scores))
             alone = "/".join(f"{s:.2f}" for s in per_clip[:3])
-            print(f"{pct:>6.0f} {app:>9} {alone:>20} {per_clip[3]:>9.2f} "
+            print(f"{pct:>6.0f} {codec:>9} {alone:>20} {per_clip[3]:>9.2f} "
                   f"{statistics.mean(per_clip):>6.2f}")
     print()
     stereo_table(voices, args.calls)
