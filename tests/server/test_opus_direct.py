@@ -105,6 +105,7 @@ def test_two_voices_on_opposite_sides_stay_apart_after_a_frame_with_one_of_them(
     # late packet). libopus's hybrid mode narrowed such an image to 2.5 dB of the 12.2
     # sent, re-opening it over seconds after each pause; the stereo mix keeps each side.
     from audio.spatial import seat_pan
+    from tests.e2e.spectrum import tone_db
 
     if path == "pyav":
         _force_pyav(monkeypatch)
@@ -123,17 +124,11 @@ def test_two_voices_on_opposite_sides_stay_apart_after_a_frame_with_one_of_them(
         for f in ctx.decode(av.Packet(enc.encode(mix[i * FRAME:(i + 1) * FRAME]))):
             out.append(f.to_ndarray().reshape(-1, 2).astype(np.float32) / 32768)
     out = np.concatenate(out)
-
-    def level(x, hz):
-        spec = np.abs(np.fft.rfft(x * np.hanning(len(x))))
-        c = int(round(hz * len(x) / SAMPLE_RATE))
-        return 20 * np.log10(spec[c - 2:c + 3].max() + 1e-12)
-
-    # each second after the first, from 0.1 s past the pause on
+    # each second after the first, from 0.1 s past the pause on (0.9 s: both tones on bins)
     for s in (1, 2):
         x = out[s * SAMPLE_RATE + 4800:(s + 1) * SAMPLE_RATE]
-        bruno_left = level(x[:, 0], 700) - level(x[:, 1], 700)
-        carla_right = level(x[:, 1], 1300) - level(x[:, 0], 1300)
+        bruno_left = tone_db(x[:, 0], 700) - tone_db(x[:, 1], 700)
+        carla_right = tone_db(x[:, 1], 1300) - tone_db(x[:, 0], 1300)
         assert bruno_left == pytest.approx(want, abs=1.0), (s, bruno_left, want)
         assert carla_right == pytest.approx(want, abs=1.0), (s, carla_right, want)
 
