@@ -82,6 +82,14 @@ class OpusSettings:
     # ~10 dB lower than 10 % while still covering an isolated lost packet.
     packet_loss: int = 5
 
+    def application_for(self, channels: int) -> str:
+        """The libopus application of an encoder of `channels` (1 or 2)."""
+        return self.application if channels == 1 else self.stereo_application
+
+    def bitrate_for(self, channels: int) -> int:
+        """The bitrate (b/s) of an encoder of `channels` (1 or 2)."""
+        return self.bitrate if channels == 1 else self.stereo_bitrate
+
     @classmethod
     def for_codec(cls, codec: str) -> OpusSettings:
         """The settings of `Settings.voice_codec`: "celt" (the defaults) or "silk" (the
@@ -294,14 +302,14 @@ class _DirectEncode:
         self._channels = channels
         self._copy = None  # a clone's state lives in this buffer (no destroy needed)
         err = ctypes.c_int(0)
-        app = s.application if channels == 1 else s.stereo_application
-        st = lib.encoder_create(SAMPLE_RATE, channels, APPLICATIONS[app], ctypes.byref(err))
+        st = lib.encoder_create(SAMPLE_RATE, channels, APPLICATIONS[s.application_for(channels)],
+                                ctypes.byref(err))
         if err.value != OPUS_OK or not st:
             raise lib.error("opus_encoder_create", err.value)
         weakref.finalize(self, lib.encoder_destroy, st)
         self._st = st
         self._lib = lib
-        bitrate = s.bitrate if channels == 1 else s.stereo_bitrate
+        bitrate = s.bitrate_for(channels)
         # FFmpeg: bitrate, complexity, VBR on and unconstrained (libopus's default is
         # constrained), expected loss, in-band FEC; no signal hint, no DTX
         for request, value in ((OPUS_SET_BITRATE, bitrate), (OPUS_SET_COMPLEXITY, s.complexity),
@@ -364,10 +372,10 @@ class _PyavEncode:
         ctx.sample_rate = SAMPLE_RATE
         ctx.layout = self._layout
         ctx.format = "flt"
-        ctx.bit_rate = s.bitrate if channels == 1 else s.stereo_bitrate
+        ctx.bit_rate = s.bitrate_for(channels)
         ctx.time_base = TIME_BASE
         ctx.options = {
-            "application": s.application if channels == 1 else s.stereo_application,
+            "application": s.application_for(channels),
             "compression_level": str(s.complexity),
             "fec": "1" if s.fec else "0",
             "packet_loss": str(s.packet_loss if s.fec else 0),
