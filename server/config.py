@@ -49,7 +49,7 @@ class Settings:
     rtc_offers_per_minute: int = 12
     rtc_allow_local_candidates: bool = False
     # How the server codes each listener's mono mix: "celt" (Opus's CELT alone: less
-    # CPU and 4 ms less delay, ~70 kb/s a listener) or "silk" (Opus's SILK/hybrid at
+    # CPU and 4 ms less delay, ~75 kb/s a listener) or "silk" (Opus's SILK/hybrid at
     # 32 kb/s with in-band FEC: half the bandwidth, for links short of it). A stereo
     # mix (voices around the table) is CELT either way. bench/ROOM.md has the figures.
     voice_codec: str = "celt"

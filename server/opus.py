@@ -51,10 +51,10 @@ log = logging.getLogger(__name__)
 class OpusSettings:
     """Encoder settings; the defaults suit speech on a LAN or a decent uplink.
 
-    The mono mix is coded by CELT alone ("lowdelay") at 40 kb/s set (VBR: ~70 kb/s on
-    speech): PESQ as SILK's hybrid mode at 32 kb/s ("voip", 3.65 against 3.60), at less
+    The mono mix is coded by CELT alone ("lowdelay") at 40 kb/s set (VBR: ~75 kb/s on
+    speech): PESQ as SILK's hybrid mode at 32 kb/s ("voip", 3.68 against 3.53), at less
     than half the CPU per encode and 4 ms less look-ahead, for twice the bandwidth and
-    no in-band FEC, whose rebuilt packets scored no better than CELT's concealment under
+    no in-band FEC, whose rebuilt packets scored below CELT's concealment under
     random loss (bench/opus_modes.py, bench/ROOM.md "The mono mix in CELT").
     `for_codec("silk")` is the SILK setting, for links short of bandwidth.
     """
