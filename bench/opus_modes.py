@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from opus_quality import encode_cost, pesq_wb, sentences_or_why  # noqa: E402
+from opus_quality import aligned, encode_cost, padded, pesq_wb, sentences_or_why  # noqa: E402
 
 from audio.spatial import seat_pan  # noqa: E402
 from server import opus  # noqa: E402
@@ -72,13 +72,8 @@ def decode(payloads: list[bytes], lost: set[int]) -> np.ndarray:
 
 def code(x: np.ndarray, codec: str, lost: set[int]) -> np.ndarray:
     enc = OpusEncoder(OpusSettings.for_codec(codec))
-    n = -(-x.size // FRAME) * FRAME + 2 * FRAME
-    padded = np.zeros(n, np.float32)
-    padded[: x.size] = x
-    out = decode([enc.encode(padded[i : i + FRAME]) for i in range(0, n, FRAME)], lost)
-    corr = [float(np.dot(out[d : d + x.size], x)) for d in range(0, FRAME)]
-    d = int(np.argmax(corr))
-    return out[d : d + x.size]
+    p = padded(x)
+    return aligned(decode([enc.encode(p[i : i + FRAME]) for i in range(0, len(p), FRAME)], lost), x)
 
 
 def code_stereo(x: np.ndarray, s: OpusSettings) -> tuple[np.ndarray, float]:
@@ -89,22 +84,18 @@ def code_stereo(x: np.ndarray, s: OpusSettings) -> tuple[np.ndarray, float]:
     err = ctypes.c_int(0)
     st = lib.decoder_create(SAMPLE_RATE, 2, ctypes.byref(err))
     buf = np.zeros(MAX_SAMPLES * 2, np.float32)
-    n = -(-len(x) // FRAME) * FRAME + 2 * FRAME
-    padded = np.zeros((n, 2), np.float32)
-    padded[: len(x)] = x
+    frames = padded(x)
+    n = len(frames)
     out, size = [], 0
     try:
         for i in range(0, n, FRAME):
-            p = enc.encode(padded[i : i + FRAME])
+            p = enc.encode(frames[i : i + FRAME])
             size += len(p)
             k = lib.decode_float(st, p, len(p), buf.ctypes.data, MAX_SAMPLES, 0)
             out.append(buf[: 2 * k].reshape(-1, 2).copy())
     finally:
         lib.decoder_destroy(st)
-    y = np.concatenate(out)
-    mid, ymid = x.mean(axis=1), y.mean(axis=1)
-    d = int(np.argmax([float(np.dot(ymid[d : d + len(x)], mid)) for d in range(FRAME)]))
-    return y[d : d + len(x)], size * 8 / (n / SAMPLE_RATE) / 1000
+    return aligned(np.concatenate(out), x), size * 8 / (n / SAMPLE_RATE) / 1000
 
 
 def images_db(y: np.ndarray, a: np.ndarray, b: np.ndarray, both: np.ndarray) -> tuple[float, float]:

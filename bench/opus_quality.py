@@ -52,17 +52,29 @@ def speech(lang: str, text: str, tmp: Path) -> np.ndarray:
     return y.astype(np.float32)
 
 
+def padded(x: np.ndarray) -> np.ndarray:
+    """`x` (mono, or (n, 2) stereo) with zeros up to whole frames and two more frames, so
+    that the codec's delay does not cut the end off."""
+    n = -(-len(x) // FRAME) * FRAME + 2 * FRAME
+    out = np.zeros((n, *x.shape[1:]), np.float32)
+    out[: len(x)] = x
+    return out
+
+
+def aligned(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The part of the decoded `out` that lines up with `x`: Opus's algorithmic delay is
+    the lag of the best match (of the channels' mean) over the first 20 ms."""
+    ref, got = (x.mean(axis=1), out.mean(axis=1)) if x.ndim == 2 else (x, out)
+    d = int(np.argmax([float(np.dot(got[d : d + len(x)], ref)) for d in range(FRAME)]))
+    return out[d : d + len(x)]
+
+
 def code(x: np.ndarray, complexity: int) -> np.ndarray:
     """`x` through the server's encoder and decoder, aligned to `x`."""
     enc, dec = OpusEncoder(OpusSettings(complexity=complexity)), OpusDecoder()
-    n = -(-x.size // FRAME) * FRAME + 2 * FRAME
-    padded = np.zeros(n, np.float32)
-    padded[: x.size] = x
-    out = np.concatenate([dec.decode(enc.encode(padded[i : i + FRAME])) for i in range(0, n, FRAME)])
-    # Opus's algorithmic delay: the lag of the best match over the first 20 ms
-    corr = [float(np.dot(out[d : d + x.size], x)) for d in range(0, FRAME)]
-    d = int(np.argmax(corr))
-    return out[d : d + x.size]
+    p = padded(x)
+    out = np.concatenate([dec.decode(enc.encode(p[i : i + FRAME])) for i in range(0, len(p), FRAME)])
+    return aligned(out, x)
 
 
 def pesq_wb(ref: np.ndarray, deg: np.ndarray) -> float:
