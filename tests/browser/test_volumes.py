@@ -65,6 +65,23 @@ STEREO_PROBE = """(freqs) => {
 
 
 def _median_levels(page, freqs, n=8):
+    """The tones' levels once the page's analyser has settled: the median of `n` readings.
+
+    The analyser smooths each reading with the one before it (smoothingTimeConstant 0.5,
+    applied per read, not per unit of time), so the first readings after a voice starts or
+    changes lag behind it: read until two readings in a row agree within 0.5 dB first
+    (for the tones heard; a muted one reads the noise floor, which never agrees).
+    Read at once, a voice that has just crossed HEARD_DB reads 0.5-1.3 dB low here; in a
+    CI run its first readings came 3.7 dB below the steady level (-6.7 dB read for -10.5).
+    """
+    last = page.levels(freqs)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(0.15)
+        now = page.levels(freqs)
+        if all(abs(a - b) < 0.5 for a, b in zip(now, last, strict=True) if max(a, b) > HEARD_DB):
+            break
+        last = now
     samples = []
     for _ in range(n):
         samples.append(page.levels(freqs))
