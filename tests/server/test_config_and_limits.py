@@ -71,11 +71,11 @@ def test_mouths_show_only_what_the_policy_allows_and_silence_once():
     allowed = {"p1", "p2"}
     link = VoiceLink("ROOMS", [], lambda text: sent.append(json.loads(text)), lambda: allowed,
                      lambda: None)
-    link._on_mouths({"p1": 0.51234, "p2": 0.0, "p3": 0.9})  # p3 muted: reads 0, still listed
-    assert sent == [{"type": "mouths", "levels": {"p1": 0.512, "p2": 0.0, "p3": 0.0}}]
+    link._on_mouths({"p1": 0.51234, "p2": 0.0, "p3": 0.9})  # p3 muted: closed, as p2
+    assert sent == [{"type": "mouths", "levels": {"p1": 0.512}}]
     link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})
     link._on_mouths({"p1": 0.0, "p2": 0.0, "p3": 0.7})  # silence again: not repeated
-    assert len(sent) == 2 and not any(sent[1]["levels"].values())
+    assert sent[1:] == [{"type": "mouths", "levels": {}}]
 
 
 async def test_the_voice_codec_setting_reaches_the_rooms_encoders_and_a_bad_one_stops_start_up():

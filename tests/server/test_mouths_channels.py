@@ -1,5 +1,6 @@
 """Mouths and private channels (issue 10): a channel member also sees its mates' mouths,
-everyone else sees them at 0; one message per distinct set of visible mouths."""
+everyone else sees them closed (left out, as a silent mouth is); one message per distinct
+set of visible mouths."""
 
 from __future__ import annotations
 
@@ -38,10 +39,10 @@ class Table:
 def test_wolves_see_each_other_move_and_nobody_else_does():
     t = Table(allowed=(), channels=[frozenset({"p1", "p2"})])
     t.link._on_mouths({"p1": 0.6, "p2": 0.3, "p3": 0.0, "p4": 0.0})
-    assert t.levels("p1") == [{"p1": 0.6, "p2": 0.3, "p3": 0.0, "p4": 0.0}]
+    assert t.levels("p1") == [{"p1": 0.6, "p2": 0.3}]
     assert t.levels("p2") == t.levels("p1")
     for outsider in ("p3", "p4"):
-        assert t.levels(outsider) == [{"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.0}]
+        assert t.levels(outsider) == [{}]  # the wolves' mouths: closed, as silent ones
     # One message per set of visible mouths, shared by its listeners (the very same text).
     assert t.got["p1"][0] is t.got["p2"][0] and t.got["p3"][0] is t.got["p4"][0]
     assert t.broadcasts == 0
@@ -50,8 +51,8 @@ def test_wolves_see_each_other_move_and_nobody_else_does():
 def test_public_mouths_and_channel_mates_add_up():
     t = Table(allowed=("p4",), channels=[frozenset({"p1", "p2"})])
     t.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.7, "p4": 0.2})
-    assert t.levels("p1")[-1] == {"p1": 0.5, "p2": 0.0, "p3": 0.0, "p4": 0.2}
-    assert t.levels("p3")[-1] == {"p1": 0.0, "p2": 0.0, "p3": 0.0, "p4": 0.2}
+    assert t.levels("p1")[-1] == {"p1": 0.5, "p4": 0.2}
+    assert t.levels("p3")[-1] == {"p4": 0.2}
 
 
 def test_silence_is_sent_once_to_each_listener():
@@ -117,3 +118,14 @@ def test_what_follows_a_phase_change_does_not_depend_on_who_spoke_before():
     talking = _phase_change_stream({"p1": 0.6, "p2": 0.0, "p3": 0.0, "p4": 0.0})
     silent = _phase_change_stream({p: 0.0 for p in PIDS})
     assert talking == silent == []
+
+
+def test_a_hidden_mouth_and_a_silent_one_give_the_same_message():
+    """Only open mouths are listed: a muted player talking (hidden by the policy) and the
+    same player silent must give the listener the very same bytes, or the message would
+    tell who is muted."""
+    hidden = Table(allowed=("p1", "p2", "p4"))
+    hidden.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.8, "p4": 0.0})  # p3 muted, talking
+    silent = Table(allowed=set(PIDS))
+    silent.link._on_mouths({"p1": 0.5, "p2": 0.0, "p3": 0.0, "p4": 0.0})  # p3 silent
+    assert hidden.got["p2"] == silent.got["p2"] == ['{"type":"mouths","levels":{"p1":0.5}}']
