@@ -142,6 +142,11 @@ def serve(args: argparse.Namespace) -> int:
         port=settings.port,
         log_level=settings.log_level.lower(),
         ws_max_size=WS_HARD_LIMIT,
+        # No per-message deflate: the messages are small JSON, most of them `mouths`
+        # (~16.7 a second to every socket while someone talks, a few dozen bytes), and
+        # deflating each cost ~18 us of the ~90 us a message costs the server
+        # (bench/ROOM.md, "What the `mouths` broadcast costs"), and each phone an inflate.
+        ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
         lifespan="on",
         # Forwarded headers are read by the app itself, from `trusted_proxies` only

@@ -184,3 +184,15 @@ async def test_a_frame_beyond_the_hard_limit_closes_the_socket_and_the_seat_stay
         assert c.welcome["player"] == "p2"
     finally:
         await close_all(clients)
+
+
+async def test_the_server_declines_per_message_deflate(shared_server):
+    """Browsers offer permessage-deflate; the server takes no extension, so every frame it
+    sends is plain (deflating each small message cost ~18 us of ~90: bench/ROOM.md). Its
+    messages still arrive whole."""
+    async with websockets.connect(shared_server.ws_base + "/ws?token=not-a-real-token",
+                                  compression="deflate") as ws:
+        assert "permessage-deflate" in ws.request.headers["Sec-WebSocket-Extensions"]
+        assert "Sec-WebSocket-Extensions" not in ws.response.headers
+        assert ws.protocol.extensions == []
+        assert json.loads(await ws.recv())["code"] == "bad_token"
