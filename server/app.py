@@ -56,6 +56,7 @@ from server.storage import StoreUnavailable
 from server.store import Store
 from server.throttle import KeyedBuckets, TokenBucket
 from server.voicelink import voice_module
+from server.wsdirect import RawSend
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +204,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
     app.state.cluster, app.state.drain = cluster, drain
     app.add_middleware(BodyLimit, max_body=settings.max_body)
+    # A WebSocket's scope keeps uvicorn's own send: its frames' way past the writer task
+    # (server/wsdirect.py). HTTP passes untouched.
+    app.add_middleware(RawSend)
     # Outermost, so that refusals (413, 429) carry the headers too. The docs page (when
     # on) loads its own scripts: it keeps the other headers but not the policy.
     app.add_middleware(SecurityHeaders, exempt=[docs, "/docs/oauth2-redirect"] if docs else [],

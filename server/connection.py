@@ -13,6 +13,11 @@ sent, at the end: what a reader receives is always what was sent, in the order i
 was sent, less the states that a newer one replaced. (Were it to keep the older
 one's place, a view could overtake a cue sent before it, and the order a player
 sees would depend on how loaded the server was.)
+
+A message sent while the queue is empty and the writer idle has nothing ahead of
+it: where the socket allows (server/wsdirect.py), its frame is written at once,
+without waking the writer. A socket that has not drained what it was given, or
+any other kind of socket, takes the queue as above.
 """
 
 from __future__ import annotations
@@ -27,10 +32,15 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from server.protocol import CLOSE_SLOW
+from server.wsdirect import DirectFrames, frame_of
 
 log = logging.getLogger(__name__)
 
 _CLOSE = object()
+
+# Messages written since start, all sockets: straight to the socket, or by the writer
+# task (/metrics: sussurro_ws_messages_direct_total and _writer_total).
+MESSAGES = {"direct": 0, "writer": 0}
 
 
 class _Latest:
@@ -58,6 +68,9 @@ class Connection:
         # kind -> (its slot in the queue, the newest text), while the slot waits
         self._latest: dict[str, tuple[_Latest, str]] = {}
         self._room = ""  # the last `room` text handed to this socket
+        # The frames' way past the writer, where this socket has one (else None).
+        self.direct = DirectFrames.of(ws)
+        self._sending = False  # the writer is inside a send
 
     def start(self) -> None:
         """Start the writer task (call once, from the event loop)."""
@@ -69,7 +82,7 @@ class Connection:
 
     def send_text(self, text: str) -> None:
         """Queue already-serialised JSON (shared by many connections)."""
-        if self.closed:
+        if self.closed or self._written(text):
             return
         self._put(text)
 
@@ -79,8 +92,8 @@ class Connection:
         The new one goes at the end of the queue, where it was sent: a message queued
         after the dropped one (a cue before a view) still arrives before it.
         """
-        if self.closed:
-            return
+        if self.closed or self._written(text):
+            return  # (an empty queue holds no older one of `kind`)
         old = self._latest.pop(kind, None)
         if old is not None:
             self._queue.remove(old[0])  # at most max_queue items: a bounded scan
@@ -94,6 +107,19 @@ class Connection:
         if again or text != self._room:
             self._room = text
             self.send_latest("room", text)
+
+    def _written(self, text: str) -> bool:
+        """Write `text` now if nothing waits before it and the socket takes it."""
+        if self.direct is None or self._queue or self._sending:
+            return False
+        try:
+            frame = frame_of(text)
+        except UnicodeEncodeError:  # the writer's send fails it the same way
+            return False
+        if not self.direct.write(frame):
+            return False
+        MESSAGES["direct"] += 1
+        return True
 
     def _put(self, item: Any) -> None:
         if len(self._queue) >= self._max:
@@ -146,6 +172,9 @@ class Connection:
                     return
                 if isinstance(item, _Latest):
                     item = self._latest.pop(item.kind)[1]
+                self._sending = True
                 await self.ws.send_text(item)
+                self._sending = False
+                MESSAGES["writer"] += 1
         except Exception:  # the peer went away; the reader side notices too
             self.closed = True

@@ -95,6 +95,12 @@ def render_metrics(stats: dict[str, Any]) -> str:
     metric("sussurro_ice_candidates_refused_total", "remote ICE candidates ignored: loopback,"
            " link-local, the server's own or unroutable addresses", "counter",
            stats.get("ice_refused", 0))
+    ws = stats.get("ws_messages", {})
+    metric("sussurro_ws_messages_direct_total", "WebSocket messages written straight to the"
+           " socket (nothing waited before them)", "counter", ws.get("direct", 0))
+    metric("sussurro_ws_messages_writer_total", "WebSocket messages sent by the socket's writer"
+           " task (a backlog, or a socket the direct path does not fit)", "counter",
+           ws.get("writer", 0))
     metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
            "gauge",
            len(stats["voices"]))

@@ -19,6 +19,7 @@ from typing import Any
 
 import game
 from game.errors import GameError
+from server import connection
 from server import protocol as P
 from server.codes import hash_token, new_room_code
 from server.config import Settings
@@ -250,4 +251,5 @@ class Rooms:
         return {"rooms": len(self.rooms), "rooms_playing": playing, "players": players,
                 "players_online": online, "voices": voices,
                 "db_changes": db.total_changes if db is not None else 0,
-                "ice_refused": guard.refused_candidates[0] if guard is not None else 0}
+                "ice_refused": guard.refused_candidates[0] if guard is not None else 0,
+                "ws_messages": dict(connection.MESSAGES)}
