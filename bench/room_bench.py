@@ -338,7 +338,8 @@ def run(args: argparse.Namespace) -> dict:
                 "sussurro_opus_encode_cpu_seconds_total", "sussurro_opus_decode_cpu_seconds_total",
                 "sussurro_opus_decodes_total", "sussurro_voice_send_cpu_s",
                 "sussurro_voice_packets_out", "sussurro_voice_mic_in_cpu_s",
-                "sussurro_voice_mic_in_packets", "sussurro_voice_mic_flush_cpu_s")
+                "sussurro_voice_mic_in_packets", "sussurro_voice_mic_flush_cpu_s",
+                "sussurro_ws_messages_direct_total", "sussurro_ws_messages_writer_total")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
               "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders",
               "sussurro_voice_native_receivers")
