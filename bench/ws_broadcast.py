@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.support.server_proc import free_port  # noqa: E402
+
 
 def _cpu_seconds(pid: int) -> float:
     """The process's CPU time to the nanosecond: every thread's time on a CPU
@@ -45,12 +47,6 @@ def _cpu_seconds(pid: int) -> float:
         except (FileNotFoundError, ProcessLookupError):
             pass  # a thread that ended meanwhile
     return total / 1e9
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve(port: int, rate: float) -> None:
@@ -126,7 +122,7 @@ async def _client(url: str, counts: list[int], i: int, stop: asyncio.Event,
 
 
 async def _round(direct: bool, args: argparse.Namespace) -> dict:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "SUSSURRO_DIRECT_WS": "1" if direct else "0"}
     proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port),
                              "--rate", str(args.rate)], env=env)
