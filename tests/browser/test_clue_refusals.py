@@ -41,7 +41,9 @@ def test_refused_clues_are_explained_in_italian_french_and_english(server, trio)
     old_host.page.once("dialog", lambda d: d.accept())
     old_host.page.click(f".player-row[data-pid='{vera.pid}'] button[aria-label*='{vera.name}'] >> nth=0")
     wait_until(lambda: vera.page.locator("#start-btn").count() == 1, what="Vera is the host")
-    assert old_host.page.locator("#start-btn").count() == 0 and old_host.page.is_disabled("#opt-preset")
+    # The old host's page hears it on its own socket, maybe a moment later.
+    wait_until(lambda: old_host.page.locator("#start-btn").count() == 0
+               and old_host.page.is_disabled("#opt-preset"), what="the old host is a player")
     host = vera
     # No powers, a long clue timer: the refusals are the only thing happening.
     host.page.click("#opt-powers-pick")

@@ -79,7 +79,8 @@ def test_power_cards_runoff_and_a_second_tie(server, four):
     wait_until(lambda: sab.page.is_enabled("#swap-confirm"), what="swap target picked")
     sab.page.click("#swap-confirm")
     wait_until(lambda: sab.state("s.view.me.word") == theirs, what="the Sabotatore's new word")
-    assert partner.state("s.view.me.word") == mine
+    # Each player's view comes on their own socket: the partner's may land a moment later.
+    wait_until(lambda: partner.state("s.view.me.word") == mine, what="the partner's new word")
     wait_until(lambda: partner.page.is_visible("#toast"), what="the swapped player is told")
     assert sab.page.locator("#swap-open").count() == 0          # once per game
 
