@@ -114,18 +114,12 @@ class DirectFrames:
                 or getattr(send, "__func__", None) is not WebSocketsSansIOProtocol.send):
             return None
         try:
-            conn, transport = proto.conn, proto.transport
-            usable = (conn.side.name == "SERVER" and conn.extensions == []
-                      and isinstance(conn.writes, list)
-                      and isinstance(conn.expect_continuation_frame, bool)
-                      and callable(transport.write) and callable(transport.is_closing)
-                      and proto.handshake_complete is True
-                      and isinstance(proto.close_sent, bool)
-                      and isinstance(proto.disconnected, bool)
-                      and callable(proto.writable.is_set))
-            direct = cls(proto) if usable else None
-            if direct is not None:
-                direct.open()  # reads every attribute `write` reads
+            # Unmasked frames with no extension, on an accepted socket: `text_frame`'s.
+            if not (proto.conn.side.name == "SERVER" and proto.conn.extensions == []
+                    and proto.handshake_complete is True):
+                return None
+            direct = cls(proto)
+            direct.open()  # reads every attribute `write` reads
         except AttributeError:  # another uvicorn or websockets: the writer it is
             log.info("WebSocket frames take the writer task: uvicorn's protocol changed")
             return None
