@@ -16,8 +16,10 @@ import asyncio
 import contextlib
 import datetime as dt
 import json
+import logging
 import socket
 import ssl
+import types
 import warnings
 from typing import Any
 
@@ -29,6 +31,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import WebSocketRoute
 from uvicorn.config import UvicornDeprecationWarning
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
@@ -39,7 +42,7 @@ from server.connection import Connection
 from server.lan import LanIdentity
 from server.protocol import CLOSE_SLOW
 from server.tls import make_certificate
-from server.wsdirect import RawSend, frame_of, text_frame
+from server.wsdirect import SCOPE_KEY, DirectFrames, RawSend, frame_of, text_frame
 from tests.server.roomkit import close_all, seated
 
 
@@ -312,6 +315,16 @@ async def test_where_the_direct_path_does_not_fit_the_writer_sends_everything(wh
                 after = counts()
                 assert after["direct"] == before["direct"]
                 assert after["writer"] - before["writer"] == len(want)
+
+
+def test_a_protocol_without_what_the_direct_path_reads_gets_the_writer(caplog):
+    """A later uvicorn whose sans-I/O protocol lacks an attribute `write` reads (here:
+    all of them, the object never initialised): no direct path, and the log says why."""
+    proto = object.__new__(WebSocketsSansIOProtocol)
+    ws = types.SimpleNamespace(scope={SCOPE_KEY: proto.send})
+    with caplog.at_level(logging.INFO, logger="server.wsdirect"):
+        assert DirectFrames.of(ws) is None
+    assert "uvicorn's protocol changed" in caplog.text
 
 
 async def test_a_socket_whose_peer_left_takes_no_direct_write():
