@@ -77,11 +77,13 @@ class Connection:
         self._writer = asyncio.create_task(self._write_loop())
 
     def send(self, message: dict[str, Any]) -> None:
-        """Queue one JSON message; a full queue closes the slow connection."""
+        """Send one JSON message (written at once or queued); a full queue closes the slow
+        connection."""
         self.send_text(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
 
     def send_text(self, text: str) -> None:
-        """Queue already-serialised JSON (shared by many connections)."""
+        """Send already-serialised JSON (shared by many connections): written at once when
+        nothing waits before it, else queued."""
         if self.closed or self._written(text):
             return
         self._put(text)
