@@ -66,7 +66,7 @@ from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtp import RtpPacket
 from aiortc.utils import random16, random32, uint16_gt
 
-from server import fastrtp
+from server import fastrtp, rtcp
 from server.opus import (
     FRAME,
     SAMPLE_RATE,
@@ -589,6 +589,7 @@ async def open_peer(
     connection and raises VoiceError, so nothing leaks into the room.
     """
     validate_offer(offer_sdp, max_candidates)
+    rtcp.pace()  # reports as far apart as a browser's (once per process; see server/rtcp.py)
     pc = RTCPeerConnection(rtc_configuration(ice_servers))
     track = MixTrack()
     peer = Peer(pid=pid, pc=pc, track=track)

@@ -15,7 +15,7 @@ import struct
 import numpy as np
 import pytest
 
-from server import fastrtp, opus, rtp_in, srtp
+from server import fastrtp, opus, rtcp, rtp_in, srtp
 from server.opus import OpusDecoder, OpusEncoder
 from server.rtc import VoiceError, open_peer, validate_offer
 from server.rtc_client import Tone, VoicePeer
@@ -23,6 +23,15 @@ from tests.e2e.spectrum import steady, tone_db
 from tests.support.mix_tone import push_tone
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def rtcp_every_second():
+    """aiortc's RTCP reports at its own pace (every 0.5-1.5 s, not every 2.5-7.5 s as the
+    server spaces them; tests/server/test_rtcp_pace.py), for tests that wait for one."""
+    assert rtcp.pace(1.0)
+    yield
+    rtcp.pace(rtcp.interval_from_env())
 
 
 async def _offer() -> tuple[VoicePeer, str]:
@@ -89,7 +98,8 @@ def _forge_srtp(client: VoicePeer, offer: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", ["compiled", "python", "aiortc"])
-async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path, monkeypatch):
+async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path, monkeypatch,
+                                                                          rtcp_every_second):
     """Issue 15 (server CPU): mic packets skip aiortc's receive task (server/rtp_in.py) and
     SRTP skips pylibsrtp's wrapper (server/srtp.py) where aiortc and pylibsrtp are as
     those modules expect, and are taken in C (server/_fastrtp.c, a Receiver) where it is
@@ -154,8 +164,8 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("native", [True, False], ids=["compiled", "python"])
-async def test_mix_packets_leave_through_the_compiled_sender_or_pythons_alike(native,
-                                                                             monkeypatch):
+async def test_mix_packets_leave_through_the_compiled_sender_or_pythons_alike(
+        native, monkeypatch, rtcp_every_second):
     """Issue 15 (server CPU): once the connection is up, the listener's packets are sent by
     server/_fastrtp.c (header, SRTP, sendto in one call) where it is built, by DirectRtp's
     Python otherwise (forced here). Either way the tone arrives intact with no packet lost
