@@ -25,6 +25,8 @@ Measured over `--seconds` after every bot is connected and settled:
   kernel's `sendto` included) and the mic packets' path from the socket to the
   batch (`mic_in`, `mic_in_us`) and on to the mixer at each tick, decodes left
   out (`mic_deliver`, `mic_deliver_us`);
+- `rtcp_interval`: how far apart the server and the bots space each stream's RTCP
+  reports (`SUSSURRO_RTCP_INTERVAL`; `--bots-rtcp-interval` sets the bots' alone);
 - gaps: receive-side inter-arrival intervals over 40 ms at every bot (only the
   click listener decodes; the others time packet arrivals, to spare the cores);
 - latency: click "mouth" time (end of its capture frame minus its offset)
@@ -282,6 +284,7 @@ def run(args: argparse.Namespace) -> dict:
     import numpy as np
 
     from server.client import Client
+    from server.rtcp import interval_from_env as rtcp_interval_from_env
 
     tmp = tempfile.mkdtemp(prefix="room_bench_")
     proc, url = start_server(os.path.join(tmp, "bench.db"), args.profile)
@@ -300,8 +303,11 @@ def run(args: argparse.Namespace) -> dict:
                    "--seconds", str(args.seconds), "--start-at", str(start_at),
                    "--volumes", str(args.volumes), "--bots", str(args.bots)]
             cmd += (["--spatial"] if args.spatial else []) + (["--debate"] if args.debate else [])
+            env = dict(os.environ)
+            if args.bots_rtcp_interval is not None:
+                env["SUSSURRO_RTCP_INTERVAL"] = str(args.bots_rtcp_interval)
             # a worker's errors go beside the server's log, to read when one fails
-            workers.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+            workers.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                             stderr=open(os.path.join(tmp, f"worker{w}.log"), "wb"),  # noqa: SIM115
                                             text=True))
         time.sleep(max(0.0, start_at - time.time()))
@@ -352,6 +358,10 @@ def run(args: argparse.Namespace) -> dict:
         "talkers": "debate" if args.debate else args.talkers,
         "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
+        # seconds between two RTCP reports of a stream, on average (server/rtcp.py)
+        "rtcp_interval": {"server": rtcp_interval_from_env(),
+                          "bots": (rtcp_interval_from_env() if args.bots_rtcp_interval is None
+                                   else args.bots_rtcp_interval)},
         "server_cpu_core_share": round((c1 - c0) / wall, 3),
         # where it goes: the kernel's share (stime: sockets, epoll), libopus's (the
         # server's own count of its encodes and decodes, the thread's CPU clock), and
@@ -504,6 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--volumes", type=int, default=0,
                    help="bots 0..N-1 each lower the next seat's voice to 50 %%")
     p.add_argument("--setup", type=float, default=25.0, help="seconds allowed to connect")
+    p.add_argument("--bots-rtcp-interval", type=float,
+                   help="the bots' SUSSURRO_RTCP_INTERVAL (default: the server's, from the "
+                        "environment; 1 is aiortc's own pace, as every bot had before 5 s)")
     p.add_argument("--profile", help="write the server's cProfile stats to this file")
     p.add_argument("--breakdown", action="store_true",
                    help="only time the voice loop's own work per tick, in process")
