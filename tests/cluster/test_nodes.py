@@ -70,11 +70,23 @@ async def test_any_node_answers_and_the_socket_goes_to_the_rooms_node(cluster):
         await lost.close()
 
 
+async def _health(node, within: float = 10.0) -> dict:
+    """The node's /healthz once it says ok, or its last answer after `within` seconds: a
+    node whose renewal came late (its loop starved for a ttl by a loaded machine) says
+    not ok, rightly, until its next beat renews."""
+    deadline = time.monotonic() + within
+    while True:
+        health = httpx.get(node.url("/healthz"), timeout=10).json()
+        if health["ok"] or time.monotonic() > deadline:
+            return health
+        await asyncio.sleep(0.2)
+
+
 async def test_each_node_reports_health_metrics_and_the_cluster_status(cluster):
     host = await Client.create(cluster.nodes[1].base_url, "Ada")
     owner_id = cluster.owner_of(host.code)
     for i, node in enumerate(cluster.nodes, start=1):
-        health = httpx.get(node.url("/healthz"), timeout=10).json()
+        health = await _health(node)
         assert health["ok"] and health["node"] == f"node{i}" and not health["draining"]
         text = httpx.get(node.url("/metrics"), timeout=10).text
         assert f'sussurro_cluster_node{{node="node{i}"}} 1' in text
