@@ -51,6 +51,7 @@ class Spacing:
 
 
 SPACING: Spacing | None = None  # installed by pace(), else None
+REFUSED: str | None = None  # why pace() left aiortc's pace, once it has: not checked again
 
 
 def interval_from_env() -> float:
@@ -97,7 +98,8 @@ def _codes(module: types.ModuleType):
 
 def paceable(module: types.ModuleType) -> str | None:
     """None if `module`'s RTCP pause is the only use of its `random`, else why not."""
-    if getattr(module, "random", None) is not random and not isinstance(module.random, Spacing):
+    current = getattr(module, "random", None)
+    if current is not random and not isinstance(current, Spacing):
         return "its `random` is not the random module"
     readers = [(name, code) for name, code in _codes(module) if "random" in code.co_names]
     if [name.rsplit(".", 1)[-1] for name, _ in readers] != ["_run_rtcp"]:
@@ -113,16 +115,20 @@ def pace(interval: float | None = None, modules=_MODULES) -> bool:
     already so), False if aiortc keeps its own pace. Without `interval`, a first call
     takes the environment's (else INTERVAL) and a later one keeps what is set; with
     one, the interval changes for every loop, running or not, at its next pause."""
-    global SPACING
+    global SPACING, REFUSED
     if SPACING is not None and all(m.random is SPACING for m in modules):
         if interval is not None:
             SPACING.interval = interval
         return True
+    if modules is _MODULES and REFUSED is not None:
+        return False  # each peer asks; the log said why once
     interval = interval_from_env() if interval is None else interval
     refused = [(m.__name__, why) for m in modules if (why := paceable(m)) is not None]
     if refused:
-        log.warning("aiortc's RTCP reports keep their own pace (every 0.5-1.5 s): %s",
-                    "; ".join(f"{name}: {why}" for name, why in refused))
+        why = "; ".join(f"{name}: {why}" for name, why in refused)
+        if modules is _MODULES:
+            REFUSED = why
+        log.warning("aiortc's RTCP reports keep their own pace (every 0.5-1.5 s): %s", why)
         return False
     SPACING = SPACING or Spacing(interval)
     SPACING.interval = interval

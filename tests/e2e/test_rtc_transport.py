@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(120)
 def rtcp_every_second():
     """aiortc's RTCP reports at its own pace (every 0.5-1.5 s, not every 2.5-7.5 s as the
     server spaces them; tests/server/test_rtcp_pace.py), for tests that wait for one."""
-    assert rtcp.pace(1.0)
+    rtcp.pace(1.0)  # or aiortc's own pace, where pace() refuses: 1 s too
     yield
     rtcp.pace(rtcp.interval_from_env())
 

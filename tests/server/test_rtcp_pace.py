@@ -28,12 +28,12 @@ pytestmark = pytest.mark.timeout(120)
 def aiortc_as_found():
     """Leave aiortc's two modules and server.rtcp as the test found them."""
     saved = [(m, m.random) for m in rtcp._MODULES]
-    spacing = rtcp.SPACING
+    spacing, refused = rtcp.SPACING, rtcp.REFUSED
     interval = spacing.interval if spacing is not None else None
     yield
     for module, value in saved:
         module.random = value
-    rtcp.SPACING = spacing
+    rtcp.SPACING, rtcp.REFUSED = spacing, refused
     if spacing is not None:
         spacing.interval = interval
 
@@ -83,6 +83,7 @@ _CHANGED = {
     "another pause": _AS_NOW.replace("0.5 + random.random()", "random.uniform(1, 2)"),
     "a method reading it": _AS_NOW.replace("return packets", "return random.choice(packets)"),
     "no random module": _AS_NOW + "random = None\n",
+    "no random at all": "import asyncio\nasync def _run_rtcp():\n    await asyncio.sleep(1)\n",
     "no loop at all": "import random\ndef seed():\n    return random.seed(1)\n",
 }
 
@@ -147,7 +148,7 @@ async def _reports(seconds: float) -> tuple[int, int, float]:
 @pytest.mark.slow
 @pytest.mark.parametrize("paced", [True, False], ids=["paced", "aiortcs-own"])
 async def test_reports_between_real_peers_come_at_the_pace_set(paced, aiortc_as_found,
-                                                               monkeypatch):
+                                                               monkeypatch, caplog):
     """Over real WebRTC for 8 s: paced (5 s on average, each pause 2.5-7.5 s) the server
     sends each stream's report once to three times, the first no sooner than ~2.5 s; at
     aiortc's own pace (each pause 0.5-1.5 s: the fallback) five times or more, four
@@ -160,7 +161,13 @@ async def test_reports_between_real_peers_come_at_the_pace_set(paced, aiortc_as_
         reader = types.FunctionType(compile("random.random()", "changed", "eval"),
                                     vars(aiortc.rtcrtpsender), "jitter")
         monkeypatch.setattr(aiortc.rtcrtpsender, "jitter", reader, raising=False)
-        assert rtcp.pace() is False
+        rtcp.REFUSED = None
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="server.rtcp"):
+            assert rtcp.pace() is False
+            assert rtcp.pace() is False  # as every peer asks: refused without a check
+        assert "jitter" in rtcp.REFUSED
+        assert len([r for r in caplog.records if "own pace" in r.getMessage()]) == 1
     sr, rr, first = await _reports(8.0)
     assert (aiortc.rtcrtpsender.random is rtcp.SPACING) is paced  # every peer tried pace()
     if paced:
