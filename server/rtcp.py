@@ -116,7 +116,7 @@ def pace(interval: float | None = None, modules=_MODULES) -> bool:
     takes the environment's (else INTERVAL) and a later one keeps what is set; with
     one, the interval changes for every loop, running or not, at its next pause."""
     global SPACING, REFUSED
-    if SPACING is not None and all(m.random is SPACING for m in modules):
+    if SPACING is not None and all(getattr(m, "random", None) is SPACING for m in modules):
         if interval is not None:
             SPACING.interval = interval
         return True
