@@ -83,14 +83,11 @@ def _codes(module: types.ModuleType):
         for attr, value in vars(owner).items():
             if isinstance(value, (staticmethod, classmethod)):
                 value = value.__func__
-            if isinstance(value, property):
-                for part in (value.fget, value.fset, value.fdel):
-                    if isinstance(part, types.FunctionType) and part.__module__ == module.__name__:
-                        yield from walk(f"{prefix}{attr}", part.__code__)
-            elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
-                yield from walk(f"{prefix}{attr}", value.__code__)
-            elif (isinstance(value, type) and value.__module__ == module.__name__
-                  and value is not owner):
+            parts = (value.fget, value.fset, value.fdel) if isinstance(value, property) else (value,)
+            for part in parts:
+                if isinstance(part, types.FunctionType) and part.__module__ == module.__name__:
+                    yield from walk(f"{prefix}{attr}", part.__code__)
+            if isinstance(value, type) and value.__module__ == module.__name__ and value is not owner:
                 yield from functions(value, f"{prefix}{attr}.")
 
     yield from functions(module, "")
