@@ -359,8 +359,8 @@ def run(args: argparse.Namespace) -> dict:
         "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
         # seconds between two RTCP reports of a stream, on average (server/rtcp.py)
-        "rtcp_interval": {"server": rtcp_interval_from_env(),
-                          "bots": (rtcp_interval_from_env() if args.bots_rtcp_interval is None
+        "rtcp_interval": {"server": (interval := rtcp_interval_from_env()),
+                          "bots": (interval if args.bots_rtcp_interval is None
                                    else args.bots_rtcp_interval)},
         "server_cpu_core_share": round((c1 - c0) / wall, 3),
         # where it goes: the kernel's share (stime: sockets, epoll), libopus's (the
