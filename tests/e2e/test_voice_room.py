@@ -179,9 +179,10 @@ async def test_a_silent_mix_is_sent_as_dtx_and_the_next_word_comes_at_once():
         await asyncio.sleep(1.2)
         during_silence = len(ears.arrivals) - start
         assert 1 <= during_silence <= 6, during_silence  # ~1 packet per 400 ms, not 50 a second
-        # A DTX pause is not a gap: the RTP time jumps by the pause. A packet may come up
-        # to 100 ms late on a loaded machine (a stalled stream would be short by ~380 ms).
-        assert ears.gaps(0.04, since=ears.arrivals[start], late=0.1) == []
+        # A DTX pause is not a gap: the RTP time jumps by the pause. A stalled stream
+        # would be short by ~380 ms; a packet may come up to 250 ms late when a loaded
+        # machine holds this process's loop (CI saw 150 ms once).
+        assert ears.gaps(0.04, since=ears.arrivals[start], late=0.25) == []
         room.peers["p1"].mic.source = Tone(TONES[1])
         rec = await room.listen(0.5, settle=0.3)
         assert levels(rec, TONES[1])["p2"] > PRESENT
