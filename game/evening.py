@@ -16,13 +16,21 @@ evening's statistics"): per player of the game
 | `role` | the engine's role name (`civile`, `impostore`, `complice`, ...) |
 | `won` | bool |
 | `eliminated` | bool: out of the game before its end |
-| `votes_on_impostors` | votes this player cast, in closed ballots, on players of side impostor |
+| `votes_on_impostors` | votes this player cast, in closed open ballots, on players of side impostor |
 | `votes_on_innocents` | ... on players of side innocent |
-| `votes_received` | votes cast on this player in closed ballots |
+| `votes_received` | votes cast on this player in closed ballots (open or secret) |
 | `guessed` | the secret-word guess: true (right), false (wrong or none given), null (no guess due) |
 
 A "closed ballot" is every vote that counted when a ballot closed (a vote
 changed before the close does not count; runoffs count).
+
+One rule for every engine: a ballot that was secret stays secret, also at
+the end. An open ballot (everyone saw who voted whom) counts in the votes a
+player cast; a secret one (Impostore's `secret_vote`, every undercover
+ballot, Lupi's lynch) never does, as anything counted per voter would tell,
+compared with the tallies, how someone voted. Its tally is public, so it
+counts in `votes_received`. The awards built on the cast votes (Miglior
+detective, Fuoco amico) therefore count open ballots only.
 
 `evening(results)` turns the list into what the room shows: totals, the
 podium, and from the third game on the awards (`AWARDS`, docs/rules.md).
@@ -40,12 +48,18 @@ AWARDS_FROM_GAME = 3
 PODIUM_PLACES = 3
 
 
-def ballot_counts(sides: Mapping[str, str],
-                  ballots: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]:
-    """Per player: votes on impostors, on innocents, and received, over closed ballots."""
+def ballot_counts(sides: Mapping[str, str], open_ballots: Iterable[Mapping[str, str]],
+                  tallies: Iterable[Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Per player: votes on impostors and on innocents cast in the closed open ballots
+    (`open_ballots`: voter -> target, who voted whom was shown to all), and votes
+    received from the tallies of every closed ballot (public even when it was secret).
+
+    The votes of a secret ballot are never passed here: the core keeps them for the
+    points alone (module docstring).
+    """
     out = {pid: {"votes_on_impostors": 0, "votes_on_innocents": 0, "votes_received": 0}
            for pid in sides}
-    for votes in ballots:
+    for votes in open_ballots:
         for voter, target in votes.items():
             if voter in out and target in out:
                 side = sides[target]
@@ -53,7 +67,18 @@ def ballot_counts(sides: Mapping[str, str],
                     out[voter]["votes_on_impostors"] += 1
                 elif side == "innocent":
                     out[voter]["votes_on_innocents"] += 1
-                out[target]["votes_received"] += 1
+    for tally in tallies:
+        for target, n in tally.items():
+            if target in out:
+                out[target]["votes_received"] += int(n)
+    return out
+
+
+def tally_of(votes: Mapping[str, str]) -> dict[str, int]:
+    """A closed ballot's public tally from its votes (candidates nobody chose left out)."""
+    out: dict[str, int] = {}
+    for target in votes.values():
+        out[target] = out.get(target, 0) + 1
     return out
 
 
@@ -78,9 +103,10 @@ def _innocent(st: Stat, key: str) -> int:
 
 
 # Each award: (id, what one game's stats add to a player's score). The highest
-# evening score wins it (ties share it); nobody gets it with a score of 0.
+# evening score wins it (ties share it); nobody gets it with a score of 0. Every
+# score is public data: a secret ballot is in no player's cast votes (above).
 AWARDS: tuple[tuple[str, Callable[[Stat], int]], ...] = (
-    # Miglior detective: most votes on impostors, cast as an innocent.
+    # Miglior detective: most votes on impostors, cast as an innocent (open ballots).
     ("best_detective", lambda st: _innocent(st, "votes_on_impostors")),
     # Impostore imprendibile: most games as an impostor without being eliminated.
     ("uncatchable", lambda st: int(st.get("side") == "impostor" and not st.get("eliminated"))),
@@ -88,7 +114,7 @@ AWARDS: tuple[tuple[str, Callable[[Stat], int]], ...] = (
     ("mind_reader", lambda st: int(st.get("guessed") is True)),
     # Faccia sospetta: most votes received as an innocent.
     ("suspicious_face", lambda st: _innocent(st, "votes_received")),
-    # Fuoco amico: most votes on innocents, cast as an innocent.
+    # Fuoco amico: most votes on innocents, cast as an innocent (open ballots).
     ("friendly_fire", lambda st: _innocent(st, "votes_on_innocents")),
     # Capro espiatorio: most times eliminated as an innocent.
     ("scapegoat", lambda st: int(st.get("side") == "innocent" and bool(st.get("eliminated")))),

@@ -155,9 +155,13 @@ def points(s: GameState) -> dict[str, int]:
 
 
 def stats(s: GameState) -> dict[str, dict[str, Any]]:
-    """Each player's statistics in the evening's shared schema (game/evening.py)."""
+    """Each player's statistics in the evening's shared schema (game/evening.py).
+
+    Under the secret vote no ballot counts in the votes a player cast: who voted whom
+    stays secret, also at the end (only the tallies and the points are told)."""
     sides = {pl.id: SIDE[pl.role] for pl in s.players}
-    counts = ballot_counts(sides, [b.votes for b in s.ballots])
+    open_ballots = [] if s.options["secret_vote"] else [b.votes for b in s.ballots]
+    counts = ballot_counts(sides, open_ballots, [b.tally for b in s.ballots])
     guessed = {g["player"]: bool(g["right"]) for g in s.guesses}
     return {
         pl.id: player_stats(side=sides[pl.id], role=pl.role, won=pl.id in s.winners,

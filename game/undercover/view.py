@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GameError
-from ..evening import ballot_counts, player_stats
+from ..evening import ballot_counts, player_stats, tally_of
 from .engine import allowed_actions
 from .policy import audio_policy
 from .presets import get_preset
@@ -196,9 +196,12 @@ def points(s: GameState) -> dict[str, int]:
 
 
 def stats(s: GameState) -> dict[str, dict[str, Any]]:
-    """Each player's statistics in the evening's shared schema (game/evening.py)."""
+    """Each player's statistics in the evening's shared schema (game/evening.py).
+
+    Every ballot here is secret: none counts in the votes a player cast (who voted
+    whom stays secret, also at the end); the tallies give the votes received."""
     sides = {pl.id: _side(pl.role) for pl in s.players}
-    counts = ballot_counts(sides, s.ballots)
+    counts = ballot_counts(sides, [], [tally_of(b) for b in s.ballots])
     guessed = {g["player"]: bool(g["right"]) for g in s.guesses}
     return {
         pl.id: player_stats(side=sides[pl.id], role=pl.role, won=pl.id in s.winners,

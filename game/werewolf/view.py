@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GameError
+from ..evening import ballot_counts, player_stats, tally_of
 from .engine import allowed_actions
 from .policy import audio_policy
 from .state import LUPI, LUPO, UMANI, VEGGENTE, GameState
@@ -203,24 +204,21 @@ def result(s: GameState) -> dict[str, Any] | None:
 
 def _stats(s: GameState, won: set[str]) -> dict[str, dict[str, Any]]:
     """Per player, for the evening, in the stats schema every engine shares: side (humans
-    innocent, wolves impostor), role, won, eliminated, the votes cast on each side and
-    received in closed ballots (nominations and lynches), guessed (None: no guess here)."""
+    innocent, wolves impostor), role, won, eliminated, the votes cast on each side in the
+    nominations (public: 004 has each say it aloud), the votes received in nominations
+    and lynches (their tallies are public), guessed (None: no guess here).
+
+    The lynch is secret: its votes never count per voter, or the nominations subtracted
+    from the totals would tell each voter's lynch vote."""
     wolves = set(s.wolves(alive_only=False))
     side = {pl.id: "impostor" if pl.id in wolves else "innocent" for pl in s.players}
-    counts = {pid: {"on_impostors": 0, "on_innocents": 0, "received": 0} for pid in side}
-    for _stage, _day, voter, target in s.ballots:
-        counts[voter]["on_impostors" if side[target] == "impostor" else "on_innocents"] += 1
-        counts[target]["received"] += 1
+    ballots: dict[tuple[str, int], dict[str, str]] = {}
+    for stage, day, voter, target in s.ballots:
+        ballots.setdefault((stage, day), {})[voter] = target
+    nominations = [votes for (stage, _day), votes in ballots.items() if stage == "nomination"]
+    counts = ballot_counts(side, nominations, [tally_of(v) for v in ballots.values()])
     return {
-        pl.id: {
-            "side": side[pl.id],
-            "role": pl.role,
-            "won": pl.id in won,
-            "eliminated": not pl.alive,
-            "votes_on_impostors": counts[pl.id]["on_impostors"],
-            "votes_on_innocents": counts[pl.id]["on_innocents"],
-            "votes_received": counts[pl.id]["received"],
-            "guessed": None,
-        }
+        pl.id: player_stats(side=side[pl.id], role=pl.role, won=pl.id in won,
+                            eliminated=not pl.alive, counts=counts[pl.id], guessed=None)
         for pl in s.players
     }
