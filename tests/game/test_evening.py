@@ -171,3 +171,26 @@ def test_an_evening_of_several_engines():
     assert ev["games"] == 4
     assert ev["points"] == {"p0": 6, "p1": 4, "p2": 2, "p3": 3, "p4": 1}
     assert ev["awards"]
+
+
+def test_secret_ballots_add_nothing_to_the_awards_on_cast_votes():
+    """Issue 29: a secret ballot stays secret at the end, so Miglior detective and Fuoco
+    amico count open ballots only (one secret ballot would make a player's "votes on
+    impostors" their vote); its public tally still counts for Faccia sospetta."""
+    secret = []
+    for _ in range(3):
+        g = imp.Play(imp.start("esperti", n=5, roles={"p4": "impostore"}))
+        g.to_vote()
+        g.votes({"p0": "p4", "p1": "p2", "p2": "p4", "p3": "p4", "p4": "p2"})
+        g.act("p4", type="guess", word="zebra")
+        secret.append(result(g.s))
+    assert all(st["votes_on_impostors"] == st["votes_on_innocents"] == 0
+               for res in secret for st in res["stats"].values())
+    assert secret[0]["stats"]["p2"]["votes_received"] == 2
+    assert secret[0]["points"] == {"p0": 1, "p1": 0, "p2": 1, "p3": 1, "p4": 0}
+    names = {a["award"] for a in evening(secret)["awards"]}
+    assert "best_detective" not in names and "friendly_fire" not in names
+    assert _award(secret, "suspicious_face") == {
+        "award": "suspicious_face", "players": ["p2"], "value": 6}
+    # The same games with open votes give both awards.
+    assert _award(scripted_evening(), "best_detective") is not None
