@@ -16,7 +16,7 @@ evening's statistics"): per player of the game
 | `role` | the engine's role name (`civile`, `impostore`, `complice`, ...) |
 | `won` | bool |
 | `eliminated` | bool: out of the game before its end |
-| `votes_on_impostors` | votes this player cast, in closed open ballots, on players of side impostor |
+| `votes_on_impostors` | votes this player cast, in closed ballots that were open, on players of side impostor |
 | `votes_on_innocents` | ... on players of side innocent |
 | `votes_received` | votes cast on this player in closed ballots (open or secret) |
 | `guessed` | the secret-word guess: true (right), false (wrong or none given), null (no guess due) |
