@@ -72,6 +72,7 @@ __all__ = [
     "clue_words",
     "fold",
     "guess_matches",
+    "hint_uses_word",
     "is_emoji_only",
     "max_typos",
     "repeat_candidates",
@@ -318,6 +319,28 @@ def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> Non
             raise GameError(
                 "clue_same_family", "the clue uses a word of the secret's family", word=word
             )
+
+
+def hint_uses_word(hint: str, word: str, lang: str) -> bool:
+    """Does a hint of a room's own list give its word away (issue 29, item 13)?
+
+    An impostor is shown the hint as written, so beyond what a clue may not
+    say (the word, a phrase of it, an inflection of a short word:
+    `_uses_secret`) a hint may not hold a word of 4+ letters anywhere inside
+    one of its words: the clue rule forgives "opera" for "pera" as a spelling
+    accident, but "incollare" shows "colla" to whoever reads it. Text only,
+    no dictionary family (that is the clue check's costliest part): a host's
+    list of a thousand hints checks in a few milliseconds (bench/custom_words_bench.py).
+    """
+    cleaned = clean(hint)
+    words = clue_words(cleaned)
+    if _phrase_in_clue(words, word):
+        return True
+    written = _written(cleaned)
+    if any(_uses_secret(w, word, lang, written) for w in words):
+        return True
+    terms = [t for t in _secret_terms(word, lang) if len(t) >= 4]
+    return any(t in part for w in words for part in _parts(w) for t in terms)
 
 
 def repeat_candidates(previous: str, secret: str | None, lang: str) -> list[str]:
