@@ -324,23 +324,36 @@ def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> Non
 def hint_uses_word(hint: str, word: str, lang: str) -> bool:
     """Does a hint of a room's own list give its word away (issue 29, item 13)?
 
-    An impostor is shown the hint as written, so beyond what a clue may not
-    say (the word, a phrase of it, an inflection of a short word:
-    `_uses_secret`) a hint may not hold a word of 4+ letters anywhere inside
-    one of its words: the clue rule forgives "opera" for "pera" as a spelling
-    accident, but "incollare" shows "colla" to whoever reads it. Text only,
-    no dictionary family (that is the clue check's costliest part): a host's
-    list of a thousand hints checks in a few milliseconds (bench/custom_words_bench.py).
+    An impostor is shown the hint as written, so it may not hold the word: the
+    phrase or its words run together ("pesce rosso", "pescerosso"), a content
+    word of 4+ letters anywhere inside a hint word ("incollare" for "colla":
+    the clue rule forgives a secret after a short prefix as a spelling
+    accident, a hint shows it), a short one (3 letters or fewer) as a whole
+    hint word, or, for a one-word secret, as its beginning ("teas", "teiera"
+    for "tè"; "sete" is fine). Words are read as the clue check reads
+    them (cleaned, folded, split at apostrophes and hyphens). Text only, no
+    stemmer or dictionary: those cost about 0.1 ms a word, and a list of a
+    thousand hints is checked on the room's loop (bench/custom_words_bench.py).
     """
-    cleaned = clean(hint)
-    words = clue_words(cleaned)
+    words = clue_words(clean(hint))
     if _phrase_in_clue(words, word):
         return True
-    written = _written(cleaned)
-    if any(_uses_secret(w, word, lang, written) for w in words):
+    parts = [p for w in words if not emoji.is_emoji(w) for p in _parts(w)]
+    secret_words = _secret_words(word)
+    if len(secret_words) > 1 and "".join(secret_words) in "".join(parts):
         return True
-    terms = [t for t in _secret_terms(word, lang) if len(t) >= 4]
-    return any(t in part for w in words for part in _parts(w) for t in terms)
+    for term in _secret_terms(word, lang):
+        if len(term) >= 4:
+            if any(term in part for part in parts):
+                return True
+        elif any(
+            part == term
+            or (len(secret_words) == 1 and part.startswith(term)
+                and not is_function_word(part, lang, folded=True))
+            for part in parts
+        ):
+            return True
+    return False
 
 
 def repeat_candidates(previous: str, secret: str | None, lang: str) -> list[str]:
