@@ -12,8 +12,19 @@ and the room stores that with its settings, so every game of the room, and a
 replay, deals from the same list. A list is refused with a stable code and
 `detail: {field: "custom_words", line, word?}` (docs/rules.md has the limits):
 
-`words_too_few`, `words_too_many`, `words_too_big`, `words_too_short`,
-`words_too_long`, `words_bad_characters`, `words_duplicate`, `words_bad_pair`.
+`words_too_few`, `words_too_many`, `words_too_big`, `words_line_too_long`,
+`words_too_many_hints`, `words_too_short`, `words_too_long`, `words_invisible`,
+`words_bad_characters`, `words_duplicate`, `words_hint_uses_word`, `words_bad_pair`.
+
+The work is linear in the text (issue 29, item 5): a settings message holding
+the list is checked on the room's event loop, so nothing is compared with
+every earlier item (duplicates are found through sets of folded keys), a line
+is refused past MAX_LINE_BYTES and a word past MAX_HINTS hints before any of
+them is checked, and a hint is checked against its own word only.
+
+Words and hints are cleaned and must be visible as names and clues are
+(`unicode_text.clean`, `has_letter_or_digit`): invisible characters inside a
+word are dropped, and a word of nothing else is refused (item 10).
 
 The list is a secret of the host's making: `public_options` replaces it by
 its size before options are shown to the table.
@@ -24,7 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import GameError
-from .text import fold
+from .text import fold, hint_uses_word
+from .unicode_text import clean, has_letter_or_digit
 
 FIELD = "custom_words"
 MAX_BYTES = 8000  # the text as pasted, in UTF-8: a settings message stays under its frame limit
@@ -32,6 +44,9 @@ MAX_ENTRIES = 200
 MIN_WORDS = 3  # a secret-word list: a word and a choice for "Non conosco la parola"
 MIN_PAIRS = 1
 MAX_HINTS = 5
+# A full line, a word and MAX_HINTS hints of MAX_LENGTH characters with their
+# separators, is about 190 characters: 512 bytes leave room for 2-byte letters.
+MAX_LINE_BYTES = 512
 MIN_LETTERS = 2
 MAX_LENGTH = 30
 _SEPARATORS = " '’-."
@@ -42,9 +57,15 @@ def _refuse(code: str, message: str, **detail: Any) -> GameError:
 
 
 def _word(raw: str, line: int) -> str:
-    """One word or short phrase, tidied; refused when too short, too long or odd."""
-    word = " ".join(raw.split())
-    if sum(c.isalnum() for c in word) < MIN_LETTERS:
+    """One word or short phrase, cleaned as names and clues are (`unicode_text.clean`);
+    refused when invisible, too short, too long or odd."""
+    word = clean(raw)
+    if not word and raw.strip():
+        # Only characters that show as nothing (a Hangul filler, a zero-width space):
+        # the card would show an empty word no guess can match.
+        raise _refuse("words_invisible", f"line {line}: a word shows as nothing", line=line,
+                      word="")
+    if not has_letter_or_digit(word) or sum(c.isalnum() for c in word) < MIN_LETTERS:
         raise _refuse("words_too_short", f"line {line}: a word needs at least {MIN_LETTERS} letters",
                       line=line, word=word[:MAX_LENGTH])
     if len(word) > MAX_LENGTH:
@@ -61,6 +82,9 @@ def _lines(text: str) -> list[tuple[int, str]]:
         raise _refuse("words_too_big", f"at most {MAX_BYTES} bytes of text", max=MAX_BYTES)
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
+        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            raise _refuse("words_line_too_long", f"line {n}: at most {MAX_LINE_BYTES} bytes",
+                          line=n, max=MAX_LINE_BYTES)
         line = line.strip()
         if line and not line.startswith("#"):
             out.append((n, line))
@@ -79,9 +103,10 @@ def _no_duplicates(words: list[tuple[int, str]]) -> None:
         seen[key] = line
 
 
-def parse_words(value: Any) -> list[dict[str, Any]] | None:
+def parse_words(value: Any, lang: str = "it") -> list[dict[str, Any]] | None:
     """A secret-word list: pasted text, or the stored list itself, checked again.
 
+    `lang` is the room's language: a hint may not hold its word (`hint_uses_word`).
     Returns `[{"word": str, "hints": [str, ...]}]` (None: no list).
     """
     if value is None:
@@ -100,14 +125,24 @@ def parse_words(value: Any) -> list[dict[str, Any]] | None:
     for line, text in _lines(value):
         head, _, tail = text.partition(":")
         word = _word(head, line)
-        hints = []
-        for raw in (h for h in tail.split(",") if h.strip()) if tail else []:
+        raws = [h for h in tail.split(",") if h.strip()]
+        if len(raws) > MAX_HINTS:
+            raise _refuse("words_too_many_hints", f"line {line}: at most {MAX_HINTS} hints a word",
+                          line=line, word=word, max=MAX_HINTS)
+        hints: list[str] = []
+        keys = {fold(word)}
+        for raw in raws:
             hint = _word(raw, line)
-            if fold(hint) == fold(word) or fold(hint) in (fold(x) for x in hints):
+            key = fold(hint)
+            if key in keys:
                 raise _refuse("words_duplicate", f"line {line}: a hint repeats {hint!r}",
                               line=line, word=hint, first=line)
+            if hint_uses_word(hint, word, lang):
+                raise _refuse("words_hint_uses_word", f"line {line}: the hint {hint!r} holds the word",
+                              line=line, word=hint)
+            keys.add(key)
             hints.append(hint)
-        entries.append({"word": word, "hints": hints[:MAX_HINTS]})
+        entries.append({"word": word, "hints": hints})
         seen.append((line, word))
     _no_duplicates(seen)
     if len(entries) < MIN_WORDS:

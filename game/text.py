@@ -72,6 +72,7 @@ __all__ = [
     "clue_words",
     "fold",
     "guess_matches",
+    "hint_uses_word",
     "is_emoji_only",
     "max_typos",
     "repeat_candidates",
@@ -318,6 +319,41 @@ def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> Non
             raise GameError(
                 "clue_same_family", "the clue uses a word of the secret's family", word=word
             )
+
+
+def hint_uses_word(hint: str, word: str, lang: str) -> bool:
+    """Does a hint of a room's own list give its word away (issue 29, item 13)?
+
+    An impostor is shown the hint as written, so it may not hold the word: the
+    phrase or its words run together ("pesce rosso", "pescerosso"), a content
+    word of 4+ letters anywhere inside a hint word ("incollare" for "colla":
+    the clue rule forgives a secret after a short prefix as a spelling
+    accident, a hint shows it), a short one (3 letters or fewer) as a whole
+    hint word, or, for a one-word secret, as its beginning ("teas", "teiera"
+    for "tè"; "sete" is fine). Words are read as the clue check reads
+    them (cleaned, folded, split at apostrophes and hyphens). Text only, no
+    stemmer or dictionary: those cost about 0.1 ms a word, and a list of a
+    thousand hints is checked on the room's loop (bench/custom_words_bench.py).
+    """
+    words = clue_words(clean(hint))
+    if _phrase_in_clue(words, word):
+        return True
+    parts = [p for w in words if not emoji.is_emoji(w) for p in _parts(w)]
+    secret_words = _secret_words(word)
+    if len(secret_words) > 1 and "".join(secret_words) in "".join(parts):
+        return True
+    for term in _secret_terms(word, lang):
+        if len(term) >= 4:
+            if any(term in part for part in parts):
+                return True
+        elif any(
+            part == term
+            or (len(secret_words) == 1 and part.startswith(term)
+                and not is_function_word(part, lang, folded=True))
+            for part in parts
+        ):
+            return True
+    return False
 
 
 def repeat_candidates(previous: str, secret: str | None, lang: str) -> list[str]:

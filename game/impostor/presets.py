@@ -140,7 +140,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
         if missing or not cats:
             raise _bad("categories", f"unknown categories: {missing}" if missing else "no category")
         out["categories"] = [c for c in available if c in cats]
-    out["custom_words"] = custom_words.parse_words(out["custom_words"])
+    out["custom_words"] = custom_words.parse_words(out["custom_words"], out["lang"])
 
     count = out["impostors"]
     if count != "random" and (isinstance(count, bool) or not isinstance(count, int)

@@ -9,7 +9,7 @@ Every public function takes a state and returns a new one; the input is never
 mutated (we work on a deep copy, so a GameError leaves the caller's state as
 it was). Time passes only through `now` arguments; when a deadline `d`
 passes, what follows starts at `d`, so late or repeated ticks give the same
-game.
+game. A phase without a timer (Sosia's default, 002) waits for the players.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ..actions import PLAYER, PLAYERS2, TALLY, TEXT, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..table_vote import table_tally
+from ..timers import deadline as timer_deadline
 from ..unicode_text import clean
 from .presets import (
     POWERS,
@@ -298,7 +299,7 @@ def _next_turn(s: GameState, t: float, events: Events) -> None:
         _enter(s, "debate", t, "debate", events)
         return
     s.phase_started = t
-    s.deadline = t + s.options["timers"]["clue"]
+    s.deadline = timer_deadline(t, s.options["timers"]["clue"])
     events.append({"type": "turn", "player": s.order[s.turn_index]})
 
 
@@ -567,7 +568,7 @@ def _finish(s: GameState, outcome: str, winners: list[str], events: Events) -> N
 def _enter(s: GameState, phase: str, t: float, timer: str, events: Events) -> None:
     s.phase = phase
     s.phase_started = t
-    s.deadline = t + s.options["timers"][timer]
+    s.deadline = timer_deadline(t, s.options["timers"][timer])  # None: no timer (Sosia)
     events.append({"type": "phase", "phase": phase})
 
 

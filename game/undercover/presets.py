@@ -77,6 +77,9 @@ class Preset:
     # True: an eliminated Intruso has one guess of the Civili word; right, his camp
     # wins (002 §5, Sosia: the revealed role tells him he was one).
     intruso_guesses: bool = False
+    # True: 002's pace, "Timer: nessuno di base": no timer by default, each phase waits
+    # for the players, and the host may set a timer or clear it (null) (Sosia).
+    timers_optional: bool = False
 
 
 PRESETS: dict[str, Preset] = {
@@ -96,11 +99,16 @@ PRESETS: dict[str, Preset] = {
         name="sosia", engine="undercover", lang="it", max_intrusi=7, max_fantasmi=0,
         default_fantasmi=0, default_powers=[], powers_allowed=True,
         infiltrators_win="parity", second_tie="nobody", guess_wins_camp=False,
-        shrink_intrusi=False, count_002=True, intruso_guesses=True,
+        shrink_intrusi=False, count_002=True, intruso_guesses=True, timers_optional=True,
     ),
 }  # fmt: skip
 
 DEFAULT_TIMERS = {"powers": 30, "clue": 45, "debate": 180, "vote": 60, "guess": 45, "pick": 30}
+
+
+def default_timers(p: Preset) -> dict[str, float | None]:
+    """The timers a room of `p` starts with: 000's and 001's, or none (002, Sosia)."""
+    return {k: None for k in DEFAULT_TIMERS} if p.timers_optional else dict(DEFAULT_TIMERS)
 
 
 def get_preset(name: str) -> Preset:
@@ -121,7 +129,7 @@ def default_options(preset: str) -> dict[str, Any]:
         "intrusi": 1 if p.count_002 else "auto",
         "fantasmi": copy.deepcopy(p.default_fantasmi),
         "powers": copy.deepcopy(p.default_powers),
-        "timers": dict(DEFAULT_TIMERS),
+        "timers": default_timers(p),
         "eliminated_speak": False,
         # One phone passed around the table (docs/rules.md, "One phone"): spoken clues,
         # the table's vote in one action.
@@ -207,7 +215,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
         bad = [x for x in out["powers"] if x in NOT_ON_ONE_PHONE]
         if bad:
             raise _bad("powers", f"{bad[0]} needs a phone per player")
-    out["timers"] = validate_timers(out["timers"], DEFAULT_TIMERS)
+    out["timers"] = validate_timers(out["timers"], default_timers(p), allow_none=p.timers_optional)
     if not isinstance(out["eliminated_speak"], bool):
         raise _bad("eliminated_speak", "eliminated_speak must be true or false")
 
@@ -298,6 +306,7 @@ def catalog() -> dict[str, Any]:
                 "family": "impostore" if p.count_002 else name,
                 "count": "002" if p.count_002 else "balance",
                 "intruso_guesses": p.intruso_guesses,
+                "timers_optional": p.timers_optional,
                 "defaults": default_options(name),
             }
             for name, p in PRESETS.items()

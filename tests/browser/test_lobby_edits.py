@@ -202,3 +202,24 @@ def test_impostore_roles_ticked_in_a_row_are_all_kept(shared_server, host):
     wait_until(lambda: set(host.state("s.room.settings.options.roles") or []) == {*before, *added},
                what=f"the roles {before} and {added}")
     assert not host.errors, host.errors
+
+
+def test_sosia_timers_start_empty_and_an_emptied_field_clears_one(shared_server, host):
+    """Issue 29, item 13 (002 Varianti: "Timer: nessuno di base"): Sosia's lobby shows
+    every timer empty ("nessuno"); a typed value sets one, an emptied field clears it."""
+    choose(host, shared_server, "sosia")
+    host.page.wait_for_selector("#opt-timer-clue")
+    timers = host.state("s.room.settings.options.timers")
+    assert timers and all(v is None for v in timers.values()), timers
+    for key in timers:
+        assert host.page.input_value(f"#opt-timer-{key}") == "", key
+        assert host.page.get_attribute(f"#opt-timer-{key}", "placeholder") in (
+            "nessuno", "aucun", "none"), key
+    host.page.fill("#opt-timer-clue", "30")
+    host.page.press("#opt-timer-clue", "Tab")
+    wait_until(lambda: host.state("s.room.settings.options.timers.clue") == 30, what="clue 30")
+    host.page.fill("#opt-timer-clue", "")
+    host.page.press("#opt-timer-clue", "Tab")
+    wait_until(lambda: host.state("s.room.settings.options.timers.clue") is None,
+               what="clue cleared")
+    assert not host.errors, host.errors

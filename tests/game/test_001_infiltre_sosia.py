@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from game import PRESETS, GameError, default_options, new_game, validate_options, view
+from game import (
+    PRESETS,
+    GameError,
+    catalog,
+    default_options,
+    new_game,
+    next_deadline,
+    tick,
+    validate_options,
+    view,
+)
 
 from .scenario import Play, players, start
 
@@ -166,7 +176,9 @@ def test_sosia_everyone_gets_the_innocent_card():
 
 def test_sosia_played_by_elimination():
     """002 Sosia: Lo stile Sosia si gioca a eliminazione."""
-    g = Play(start("sosia", n=9, roles={"p7": "intruso", "p8": "intruso"}))
+    # A guess timer: Sosia has none by default (002 "Timer: nessuno di base").
+    g = Play(start("sosia", n=9, roles={"p7": "intruso", "p8": "intruso"},
+                   options={"timers": {"guess": 45}}))
     g.eliminate("p7", "p0")
     g.act("p7", type="guess", word="zorblat")
     assert g.s.phase == "clues" and g.s.round == 2
@@ -241,3 +253,32 @@ def test_sosia_impostor_count_fixed_or_random_up_to_about_one_every_two():
                       new_game("sosia", {"intrusi": "random"}, seed, players(n), 0).players)
                   for seed in range(60)}
         assert counts == set(range(1, (n - 1) // 2 + 1)), (n, counts)
+
+
+def test_sosia_002_timer_none_by_default_every_phase_waits_for_the_players():
+    """002 Varianti: Timer: nessuno di base. Sosia is one of 002's styles (issue 29, item
+    13): it starts with no timer, every phase waits for the players; the host may set
+    any timer (or clear it again). Intruso and Infiltré keep their timers (000, 001)."""
+    timers = default_options("sosia")["timers"]
+    assert set(timers) == set(default_options("intruso")["timers"])
+    assert all(seconds is None for seconds in timers.values()), timers
+    g = Play(start("sosia", n=5, roles={"p4": "intruso"}))
+    for step in (g.clues, g.ready):
+        assert g.s.deadline is None and next_deadline(g.s) is None
+        phase, turn = g.s.phase, g.s.turn_index
+        g.s, events = tick(g.s, g.t + 10_000)
+        assert (g.s.phase, g.s.turn_index, events) == (phase, turn, [])
+        step()
+    assert g.s.phase == "vote" and g.s.deadline is None
+    g.everyone_votes("p4", "p0")
+    assert g.s.phase == "guess" and g.s.deadline is None
+    set_clue = validate_options("sosia", {"timers": {"clue": 45}}, 5)["timers"]
+    assert set_clue["clue"] == 45 and set_clue["debate"] is None
+    assert validate_options("sosia", {"timers": {"clue": None}}, 5)["timers"]["clue"] is None
+    for preset in ("intruso", "infiltre"):
+        assert default_options(preset)["timers"]["clue"] == 45
+        with pytest.raises(GameError) as info:
+            validate_options(preset, {"timers": {"clue": None}}, 5)
+        assert info.value.detail["field"] == "timers"
+    presets = catalog()["presets"]
+    assert presets["sosia"]["timers_optional"] and not presets["intruso"]["timers_optional"]

@@ -19,7 +19,7 @@ from itertools import combinations
 import pytest
 
 from game.errors import GameError
-from game.text import ARTICLES, check_clue, fold, guess_matches
+from game.text import ARTICLES, check_clue, fold, guess_matches, hint_uses_word
 from game.words import WORDS_DIR
 
 LANGS = ("it", "fr", "en")
@@ -185,6 +185,15 @@ def test_every_hint_passes_the_games_clue_check_for_its_word(lang):
                 continue
             assert cleaned == hint, (e["word"], hint, cleaned)
     assert not refused, refused
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_hint_holds_its_word_issue29_13(lang):
+    """Issue 29, item 13: no shipped hint holds its word or an inflection of it as a room's
+    own list is checked (`hint_uses_word`): "incollare" showed "colla" to the impostor."""
+    bad = [(e["word"], hint) for e in _entries(lang) for hint in e["hints"]
+           if hint_uses_word(hint, e["word"], lang)]
+    assert not bad, bad
 
 
 @pytest.mark.parametrize("lang", LANGS)

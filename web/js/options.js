@@ -221,8 +221,11 @@ export function undercoverOptions(settings, editable, send) {
           (list) => set("categories", list.length ? list : null))),
     h("fieldset", { class: "opt opt-list" },
       h("legend", {}, t("opt.timers")),
+      // Sosia keeps 002's pace: no timer by default, an empty field clears one.
       h("div", { class: "timers" }, timerKeys(timers).map((key) => timerField({
         key, label: t(`opt.timer.${key}`), value: timers[key], min: tmin, max: tmax, disabled,
+        empty: rules.timers_optional === true,
+        placeholder: rules.timers_optional ? t("imp.opt.timer_none") : null,
         onValue: (n) => set("timers", { [key]: n }),
       })))),
     wordListField(o, editable, "pairs", catalog.engines?.undercover?.custom_words),
