@@ -122,6 +122,8 @@ async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSO
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, ValidationError):
             return _error(422, "bad_request", _validation_message(exc, 0))
+        if isinstance(exc, P.BadText):
+            return _error(422, "bad_request", f"body: {exc}")
         return _error(422, "bad_request", "body: not valid JSON")
 
 
