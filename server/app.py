@@ -47,7 +47,7 @@ from server.codes import normalise_code
 from server.config import Settings, check_voice_codec
 from server.connection import Connection
 from server.forwarded import TrustedProxies
-from server.httpguard import BodyLimit, SecurityHeaders
+from server.httpguard import BodyLimit, CrossSite, SecurityHeaders
 from server.https import https_enabled
 from server.metrics import render_metrics
 from server.offline import mount_offline
@@ -96,6 +96,26 @@ def _loopback_host(request: Request) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _own_origins(settings: Settings, proxies: TrustedProxies, cluster: Any,
+                 scope: dict[str, Any]) -> list[str]:
+    """Where this server's own pages may come from, beside the request's Host: the public
+    URL, the Host a trusted proxy was asked for, and in cluster mode every node's host
+    (a page of one node opens its socket on the room's node) and `csp_connect`."""
+    out = [settings.public_url] if settings.public_url else []
+    peer = (scope.get("client") or ("",))[0]
+    if proxies.trusts(peer):
+        for key, value in scope.get("headers", ()):
+            if key == b"x-forwarded-host":
+                out.append("http://" + value.decode("latin-1").split(",")[-1].strip())
+    if cluster is not None:
+        for url in cluster.known_urls():
+            host = url.split("://", 1)[-1].split("/", 1)[0]
+            host = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            out.append(f"http://{host}:*")
+        out.extend(settings.csp_connect.split())
+    return out
 
 
 def _validation_message(exc: ValidationError | RequestValidationError, skip: int) -> str:
@@ -205,6 +225,9 @@ def create_app(settings: Settings) -> FastAPI:
                   openapi_url="/openapi.json" if settings.api_docs else None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
     app.state.cluster, app.state.drain = cluster, drain
+    # Another site's page is refused before any endpoint (and so before any throttle).
+    app.add_middleware(CrossSite, also=functools.partial(_own_origins, settings, proxies,
+                                                         cluster))
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     # A WebSocket's scope keeps uvicorn's own send: its frames' way past the writer task
     # (server/wsdirect.py). HTTP passes untouched.

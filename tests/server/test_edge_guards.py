@@ -4,7 +4,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import httpx
+import websockets
 
 from tests.server.roomkit import close_all, fresh_picture, started
 
@@ -54,3 +58,60 @@ def test_item12_a_name_with_a_lone_surrogate_is_a_bad_request_on_create_and_join
     players = httpx.get(shared_server.url(f"/api/rooms/{code}")).json()["players"]
     assert [p["name"] for p in players] == ["Ada"]
     assert "Traceback" not in shared_server.log_tail(400)
+
+
+# ---- item 9: cross-site requests -------------------------------------------------------
+
+
+def test_item9_json_bodies_only_as_application_json(shared_server):
+    """A text/plain POST (what a cross-site page may send without a preflight) is 415."""
+    url = shared_server.url("/api/rooms")
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
+                 None):
+        headers = {"Content-Type": kind} if kind else {}
+        r = httpx.post(url, content=b'{"name": "Ada"}', headers=headers)
+        assert r.status_code == 415 and r.json()["code"] == "unsupported_media_type", (kind, r)
+    code = httpx.post(url, json={"name": "Ada"}).json()["code"]
+    join = shared_server.url(f"/api/rooms/{code}/join")
+    r = httpx.post(join, content=b'{"name": "Bob"}', headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415, r.text
+    r = httpx.post(join, content=b'{"name": "Bob"}',
+                   headers={"Content-Type": "application/json; charset=utf-8"})
+    assert r.status_code == 200, r.text
+    players = httpx.get(shared_server.url(f"/api/rooms/{code}")).json()["players"]
+    assert [p["name"] for p in players] == ["Ada", "Bob"]
+
+
+def test_item9_a_foreign_origin_may_not_create_join_watch_or_open_a_socket(shared_server):
+    url = shared_server.url("/api/rooms")
+    own = f"http://127.0.0.1:{shared_server.port}"
+    for origin in ("https://evil.example", "null", f"http://127.0.0.1:{shared_server.port + 1}",
+                   f"http://localhost:{shared_server.port}"):
+        r = httpx.post(url, json={"name": "Ada"}, headers={"Origin": origin})
+        assert r.status_code == 403 and r.json()["code"] == "cross_origin", (origin, r.text)
+    created = httpx.post(url, json={"name": "Ada"}, headers={"Origin": own})
+    assert created.status_code == 200, created.text
+    code, token = created.json()["code"], created.json()["token"]
+    evil = {"Origin": "https://evil.example"}
+    for path, body in ((f"/api/rooms/{code}/join", {"name": "Bob"}),
+                       (f"/api/rooms/{code}/watch", {})):
+        r = httpx.post(shared_server.url(path), json=body, headers=evil)
+        assert r.status_code == 403 and r.json()["code"] == "cross_origin", (path, r.text)
+    players = httpx.get(shared_server.url(f"/api/rooms/{code}"), headers=evil).json()["players"]
+    assert [p["name"] for p in players] == ["Ada"]  # reads stay open (no cookie, no secret)
+    # Without an Origin (not a browser: the bots, curl) requests are taken.
+    assert httpx.post(shared_server.url(f"/api/rooms/{code}/join"),
+                      json={"name": "Cy"}).status_code == 200
+    ws = f"{shared_server.ws_base}/ws?token={token}"
+
+    async def opens(origin: str | None) -> bool:
+        try:
+            async with websockets.connect(ws, origin=origin, open_timeout=5) as sock:
+                return json.loads(await sock.recv())["type"] == "welcome"
+        except websockets.InvalidStatus as exc:
+            assert exc.response.status_code == 403, exc
+            return False
+
+    assert asyncio.run(opens("https://evil.example")) is False
+    assert asyncio.run(opens(own)) is True
+    assert asyncio.run(opens(None)) is True
