@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import hmac
 import io
 import ipaddress
 import json
@@ -116,6 +117,21 @@ def _own_origins(settings: Settings, proxies: TrustedProxies, cluster: Any,
             out.append(f"http://{host}:*")
         out.extend(settings.csp_connect.split())
     return out
+
+
+def _loopback_ip(text: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+# Headers a proxy adds; from a peer that is not a trusted proxy they say only that the
+# real client is someone else, somewhere.
+_FORWARDING = ("x-forwarded-for", "forwarded", "x-real-ip")
 
 
 def _validation_message(exc: ValidationError | RequestValidationError, skip: int) -> str:
@@ -441,20 +457,40 @@ def create_app(settings: Settings) -> FastAPI:
         # as its QR (with --lan: the https LAN address, even on https://localhost).
         return JSONResponse({"base": base_url(request)}, headers={"Cache-Control": "no-cache"})
 
+    def operator(request: Request) -> bool:
+        """May read the operational figures: this machine itself (a loopback peer, or the
+        loopback client a trusted proxy names), or whoever holds `metrics_token`. Their
+        counts move with a game's secret actions (a seer's look, the wolves' pick)."""
+        token = settings.metrics_token
+        given = request.headers.get("authorization", "")
+        if token and given[:7].lower() == "bearer " and hmac.compare_digest(
+                given[7:].strip().encode(), token.encode()):
+            return True
+        peer = request.client.host if request.client else None
+        if not proxies.trusts(peer) and any(h in request.headers for h in _FORWARDING):
+            return False  # an unconfigured proxy on this machine: its client is anyone
+        return _loopback_ip(client_ip(request))
+
     @app.get("/healthz")
-    async def healthz():
-        body = {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
-        if cluster is None:
-            return body
-        # A draining node, or one cut off from Redis, asks load balancers to look elsewhere.
-        c = cluster.stats()
-        ok = not c["draining"] and c["since_renewal"] <= cluster.ttl
-        body.update(ok=ok, node=c["node"], url=c["url"], draining=c["draining"],
-                    claims=c["claims"])
+    async def healthz(request: Request):
+        ok, body = True, {}
+        if cluster is not None:
+            # A draining node, or one cut off from Redis, asks load balancers to look
+            # elsewhere.
+            c = cluster.stats()
+            ok = not c["draining"] and c["since_renewal"] <= cluster.ttl
+            body = dict(node=c["node"], url=c["url"], draining=c["draining"],
+                        claims=c["claims"])
+        # To anyone else: up or not, and no figure a game could move.
+        body = ({"ok": ok, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3),
+                 **body} if operator(request) else {"ok": ok})
         return JSONResponse(body, status_code=200 if ok else 503)
 
     @app.get("/metrics")
-    async def metrics():
+    async def metrics(request: Request):
+        if not operator(request):
+            return _error(403, "forbidden", "the figures are for this machine, or for a"
+                          " bearer token (the metrics_token setting)")
         stats = rooms.stats()
         if cluster is not None:
             stats["cluster"] = {**cluster.stats(), "forwarded": forward.count,

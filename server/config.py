@@ -114,6 +114,10 @@ class Settings:
     max_body: int = 16 * 1024
     # Serve /openapi.json and the /docs page (off: the API is documented in docs/).
     api_docs: bool = False
+    # /metrics (and /healthz's figures) answer this machine (loopback, not through a
+    # proxy) and, with this set, `Authorization: Bearer <metrics_token>` (Prometheus
+    # elsewhere). Players never see them: they move with the game's secret actions.
+    metrics_token: str = ""
 
     # HTTP throttles, per client IP (token buckets).
     join_rate: float = 1.0

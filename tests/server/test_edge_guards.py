@@ -11,6 +11,7 @@ import httpx
 import websockets
 
 from tests.server.roomkit import close_all, fresh_picture, started
+from tests.support.server_proc import ServerProc
 
 LONE = "\\ud800"  # as JSON text: a UTF-16 surrogate with no pair, not Unicode text
 
@@ -115,3 +116,70 @@ def test_item9_a_foreign_origin_may_not_create_join_watch_or_open_a_socket(share
     assert asyncio.run(opens("https://evil.example")) is False
     assert asyncio.run(opens(own)) is True
     assert asyncio.run(opens(None)) is True
+
+
+# ---- item 3: operational figures are not for players ----------------------------------
+
+FIGURES = ("sussurro_db_changes_total", "sussurro_ws_messages_direct_total", "sussurro_rooms")
+
+
+async def _asgi_answers(tmp_path, client: tuple[str, int], token: str = "",
+                        headers: dict[str, str] | None = None) -> dict[str, httpx.Response]:
+    """/metrics and /healthz of an in-process app, asked from `client` (a peer address)."""
+    from server.app import create_app
+    from server.config import Settings
+
+    app = create_app(Settings(db=str(tmp_path / f"m{client[0]}.db"), metrics_token=token))
+    transport = httpx.ASGITransport(app=app, client=client)
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            return {path: await http.get(path, headers=headers or {})
+                    for path in ("/metrics", "/healthz")}
+    finally:
+        app.state.store.close()
+
+
+async def test_item3_metrics_refuse_a_player_on_another_machine(tmp_path):
+    answers = await _asgi_answers(tmp_path, ("192.0.2.7", 50000))
+    assert answers["/metrics"].status_code == 403, answers["/metrics"].text
+    assert answers["/metrics"].json()["code"] == "forbidden"
+    assert not any(name in answers["/metrics"].text for name in FIGURES)
+    # /healthz says whether the server is up, and nothing that moves with a game.
+    assert answers["/healthz"].status_code == 200
+    assert answers["/healthz"].json() == {"ok": True}
+
+
+async def test_item3_metrics_answer_loopback_and_the_bearer_token(tmp_path):
+    for peer in ("127.0.0.1", "::1", "127.0.0.2"):
+        answers = await _asgi_answers(tmp_path, (peer, 50000))
+        assert answers["/metrics"].status_code == 200, (peer, answers["/metrics"].text)
+        assert all(name in answers["/metrics"].text for name in FIGURES)
+        assert set(answers["/healthz"].json()) >= {"ok", "rooms", "uptime"}
+    secret = "s3cret-for-prometheus"
+    remote = ("192.0.2.7", 50000)
+    good = await _asgi_answers(tmp_path, remote, secret, {"Authorization": f"Bearer {secret}"})
+    assert good["/metrics"].status_code == 200 and "sussurro_db_changes_total" in good["/metrics"].text
+    assert good["/healthz"].json()["rooms"] == 0
+    for wrong in ("Bearer nope", f"Basic {secret}", f"Bearer {secret}x", ""):
+        bad = await _asgi_answers(tmp_path, remote, secret, {"Authorization": wrong} if wrong
+                                  else None)
+        assert bad["/metrics"].status_code == 403, wrong
+    # No token configured: no Authorization header opens it.
+    bad = await _asgi_answers(tmp_path, remote, "", {"Authorization": "Bearer "})
+    assert bad["/metrics"].status_code == 403
+
+
+def test_item3_a_forwarded_header_does_not_make_a_client_loopback(tmp_path):
+    """Through a proxy on this machine: its clients are not this machine, whether the proxy
+    is trusted (X-Forwarded-For names the client) or not (its header is not believed, but
+    says the peer is only a proxy)."""
+    for trusted in ("127.0.0.1", ""):
+        env = {"SUSSURRO_TRUSTED_PROXIES": trusted} if trusted else {}
+        with ServerProc(tmp_path / f"p{bool(trusted)}.db", env=env) as srv:
+            for forwarded in ("203.0.113.9", "127.0.0.1", "127.0.0.1, 203.0.113.9"):
+                r = httpx.get(srv.url("/metrics"), headers={"X-Forwarded-For": forwarded})
+                expected = 200 if trusted and forwarded == "127.0.0.1" else 403
+                assert r.status_code == expected, (trusted, forwarded, r.text)
+                health = httpx.get(srv.url("/healthz"), headers={"X-Forwarded-For": forwarded})
+                assert (health.json() == {"ok": True}) == (expected == 403), health.text
+            assert httpx.get(srv.url("/metrics")).status_code == 200  # the machine itself
