@@ -5,9 +5,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
+import time
 
 import httpx
+import pytest
 import websockets
 
 from tests.server.roomkit import close_all, fresh_picture, started
@@ -183,3 +187,149 @@ def test_item3_a_forwarded_header_does_not_make_a_client_loopback(tmp_path):
                 health = httpx.get(srv.url("/healthz"), headers={"X-Forwarded-For": forwarded})
                 assert (health.json() == {"ok": True}) == (expected == 403), health.text
             assert httpx.get(srv.url("/metrics")).status_code == 200  # the machine itself
+
+
+# ---- item 8: idle connections and request heads ----------------------------------------
+
+# A short deadline and a small per-address bound, so the tests wait little and open few.
+GUARDS = {"SUSSURRO_HEADER_TIMEOUT": "1.5", "SUSSURRO_MAX_IDLE_PER_ADDRESS": "8"}
+
+
+def _connect(srv: ServerProc, source: str = "127.0.0.1", timeout: float = 5.0) -> socket.socket:
+    """A TCP connection to the server from `source` (127.0.0.x: all loopback on Linux)."""
+    s = socket.socket()
+    s.settimeout(timeout)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", srv.port))
+    return s
+
+
+def _closed(s: socket.socket, within: float) -> bool:
+    """True if the server closes `s` within `within` seconds (reading what it sends)."""
+    s.settimeout(within)
+    end = time.monotonic() + within
+    try:
+        while time.monotonic() < end:
+            if not s.recv(65536):
+                return True
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+    return False
+
+
+def _get(srv: ServerProc, source: str, path: str = "/healthz") -> bytes:
+    with _connect(srv, source) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                  "Connection: close\r\n\r\n".encode())
+        data = b""
+        with contextlib.suppress(OSError):
+            while chunk := s.recv(65536):
+                data += chunk
+        return data
+
+
+@pytest.fixture(params=["http", "lan"])
+def guarded(request, tmp_path):
+    """A server with short head guards: plain http (the default) or --lan (http and https
+    on one port, behind the listener that sniffs the first byte)."""
+    args = ["--lan"] if request.param == "lan" else []
+    with ServerProc(tmp_path / "g.db", env=GUARDS, args=args) as srv:
+        yield srv
+
+
+def test_item8_a_request_head_must_arrive_before_the_deadline(guarded):
+    """Slow headers (a byte every 0.3 s), blank lines, silence: closed after ~1.5 s."""
+    slow, blank, silent = (_connect(guarded) for _ in range(3))
+    try:
+        start = time.monotonic()
+        head = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{guarded.port}\r\nX-Pad: ".encode()
+        for i in range(20):  # 6 s of trickle at most
+            try:
+                slow.send(head[i:i + 1] if i < len(head) else b"a")
+                blank.send(b"\r\n")
+            except OSError:
+                break
+            time.sleep(0.3)
+            if _closed(slow, 0.01) and _closed(blank, 0.01):
+                break
+        assert _closed(slow, 0.5) and _closed(blank, 0.5)
+        assert _closed(silent, 0.5)
+        assert time.monotonic() - start < 5.0
+    finally:
+        for s in (slow, blank, silent):
+            s.close()
+    assert b" 200 " in _get(guarded, "127.0.0.1")  # others are served as before
+
+
+def _rss(srv: ServerProc) -> int:
+    """The server process's resident memory, in bytes."""
+    for line in open(f"/proc/{srv.proc.pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def _endless_header(srv: ServerProc) -> tuple[socket.socket, bytes]:
+    """A request whose header never ends, 8 MiB at most: the socket and what came back."""
+    s = _connect(srv)
+    s.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nX-Pad: ".encode())
+    sent, answer = 0, b""
+    with contextlib.suppress(OSError):
+        while sent < 8 * 1024 * 1024:
+            s.sendall(b"a" * 65536)
+            sent += 65536
+    with contextlib.suppress(OSError):
+        s.settimeout(2)
+        while chunk := s.recv(65536):
+            answer += chunk
+    return s, answer
+
+
+def test_item8_an_oversized_request_head_is_refused_431_and_not_kept(guarded):
+    """Two never-ending 8 MiB headers held 16 MiB of the server's memory."""
+    before = _rss(guarded)
+    first, answer = _endless_header(guarded)
+    second, _ = _endless_header(guarded)
+    try:
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        grown = _rss(guarded) - before
+        assert grown < 4 * 1024 * 1024, grown
+    finally:
+        first.close()
+        second.close()
+    # A head within the limit (large cookies, say) is still served.
+    with _connect(guarded) as s:
+        s.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{guarded.port}\r\n"
+                  f"Cookie: {'c' * 12000}\r\nConnection: close\r\n\r\n".encode())
+        assert s.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+def test_item8_idle_connections_from_one_address_do_not_lock_others_out(tmp_path):
+    """520 silent connections from one address filled the --lan listener's 512."""
+    with ServerProc(tmp_path / "i.db", args=["--lan"]) as srv:
+        idle: list[socket.socket] = []
+        try:
+            for _ in range(520):
+                idle.append(_connect(srv, "127.0.0.2"))
+            time.sleep(0.5)  # the server accepts them
+            answer = _get(srv, "127.0.0.3")
+            assert b" 200 " in answer, answer[:200]
+            # Beyond its bound the address's extra connections were closed at once.
+            open_ = sum(not _closed(s, 0.01) for s in idle)
+            assert open_ <= 32, open_
+        finally:
+            for s in idle:
+                s.close()
+
+
+def test_item8_the_per_address_bound_holds_on_plain_http_too(guarded):
+    idle = [_connect(guarded, "127.0.0.2") for _ in range(12)]
+    try:
+        time.sleep(0.3)
+        assert sum(not _closed(s, 0.05) for s in idle) <= 8
+        assert b" 200 " in _get(guarded, "127.0.0.3")
+    finally:
+        for s in idle:
+            s.close()
