@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import hmac
 import io
 import ipaddress
 import json
@@ -47,7 +48,7 @@ from server.codes import normalise_code
 from server.config import Settings, check_voice_codec
 from server.connection import Connection
 from server.forwarded import TrustedProxies
-from server.httpguard import BodyLimit, SecurityHeaders
+from server.httpguard import BodyLimit, CrossSite, SecurityHeaders
 from server.https import https_enabled
 from server.metrics import render_metrics
 from server.offline import mount_offline
@@ -98,6 +99,41 @@ def _loopback_host(request: Request) -> bool:
         return False
 
 
+def _own_origins(settings: Settings, proxies: TrustedProxies, cluster: Any,
+                 scope: dict[str, Any]) -> list[str]:
+    """Where this server's own pages may come from, beside the request's Host: the public
+    URL, the Host a trusted proxy was asked for, and in cluster mode every node's host
+    (a page of one node opens its socket on the room's node) and `csp_connect`."""
+    out = [settings.public_url] if settings.public_url else []
+    peer = (scope.get("client") or ("",))[0]
+    if proxies.trusts(peer):
+        for key, value in scope.get("headers", ()):
+            if key == b"x-forwarded-host":
+                out.append("http://" + value.decode("latin-1").split(",")[-1].strip())
+    if cluster is not None:
+        for url in cluster.known_urls():
+            host = url.split("://", 1)[-1].split("/", 1)[0]
+            host = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            out.append(f"http://{host}:*")
+        out.extend(settings.csp_connect.split())
+    return out
+
+
+def _loopback_ip(text: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+# Headers a proxy adds; from a peer that is not a trusted proxy they say only that the
+# real client is someone else, somewhere.
+_FORWARDING = ("x-forwarded-for", "forwarded", "x-real-ip")
+
+
 def _validation_message(exc: ValidationError | RequestValidationError, skip: int) -> str:
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "body"
@@ -122,6 +158,8 @@ async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSO
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, ValidationError):
             return _error(422, "bad_request", _validation_message(exc, 0))
+        if isinstance(exc, P.BadText):
+            return _error(422, "bad_request", f"body: {exc}")
         return _error(422, "bad_request", "body: not valid JSON")
 
 
@@ -203,6 +241,9 @@ def create_app(settings: Settings) -> FastAPI:
                   openapi_url="/openapi.json" if settings.api_docs else None)
     app.state.settings, app.state.rooms, app.state.store = settings, rooms, store
     app.state.cluster, app.state.drain = cluster, drain
+    # Another site's page is refused before any endpoint (and so before any throttle).
+    app.add_middleware(CrossSite, also=functools.partial(_own_origins, settings, proxies,
+                                                         cluster))
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     # A WebSocket's scope keeps uvicorn's own send: its frames' way past the writer task
     # (server/wsdirect.py). HTTP passes untouched.
@@ -416,20 +457,40 @@ def create_app(settings: Settings) -> FastAPI:
         # as its QR (with --lan: the https LAN address, even on https://localhost).
         return JSONResponse({"base": base_url(request)}, headers={"Cache-Control": "no-cache"})
 
+    def operator(request: Request) -> bool:
+        """May read the operational figures: this machine itself (a loopback peer, or the
+        loopback client a trusted proxy names), or whoever holds `metrics_token`. Their
+        counts move with a game's secret actions (a seer's look, the wolves' pick)."""
+        token = settings.metrics_token
+        given = request.headers.get("authorization", "")
+        if token and given[:7].lower() == "bearer " and hmac.compare_digest(
+                given[7:].strip().encode(), token.encode()):
+            return True
+        peer = request.client.host if request.client else None
+        if not proxies.trusts(peer) and any(h in request.headers for h in _FORWARDING):
+            return False  # an unconfigured proxy on this machine: its client is anyone
+        return _loopback_ip(client_ip(request))
+
     @app.get("/healthz")
-    async def healthz():
-        body = {"ok": True, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3)}
-        if cluster is None:
-            return body
-        # A draining node, or one cut off from Redis, asks load balancers to look elsewhere.
-        c = cluster.stats()
-        ok = not c["draining"] and c["since_renewal"] <= cluster.ttl
-        body.update(ok=ok, node=c["node"], url=c["url"], draining=c["draining"],
-                    claims=c["claims"])
+    async def healthz(request: Request):
+        ok, body = True, {}
+        if cluster is not None:
+            # A draining node, or one cut off from Redis, asks load balancers to look
+            # elsewhere.
+            c = cluster.stats()
+            ok = not c["draining"] and c["since_renewal"] <= cluster.ttl
+            body = dict(node=c["node"], url=c["url"], draining=c["draining"],
+                        claims=c["claims"])
+        # To anyone else: up or not, and no figure a game could move.
+        body = ({"ok": ok, "rooms": len(rooms.rooms), "uptime": round(time.time() - started, 3),
+                 **body} if operator(request) else {"ok": ok})
         return JSONResponse(body, status_code=200 if ok else 503)
 
     @app.get("/metrics")
-    async def metrics():
+    async def metrics(request: Request):
+        if not operator(request):
+            return _error(403, "forbidden", "the figures are for this machine, or for a"
+                          " bearer token (the metrics_token setting)")
         stats = rooms.stats()
         if cluster is not None:
             stats["cluster"] = {**cluster.stats(), "forwarded": forward.count,

@@ -112,8 +112,18 @@ class Settings:
 
     # Largest HTTP request body accepted (413 beyond, before reading it).
     max_body: int = 16 * 1024
+    # Every request's head (request line and headers) must arrive within
+    # `header_timeout` seconds and hold at most `max_header` bytes (431 beyond);
+    # connections that have not sent a whole head yet, per client address (server/headguard.py).
+    header_timeout: float = 10.0
+    max_header: int = 32 * 1024
+    max_idle_per_address: int = 32
     # Serve /openapi.json and the /docs page (off: the API is documented in docs/).
     api_docs: bool = False
+    # /metrics (and /healthz's figures) answer this machine (loopback, not through a
+    # proxy) and, with this set, `Authorization: Bearer <metrics_token>` (Prometheus
+    # elsewhere). Players never see them: they move with the game's secret actions.
+    metrics_token: str = ""
 
     # HTTP throttles, per client IP (token buckets).
     join_rate: float = 1.0

@@ -11,6 +11,13 @@ every path (pages, static files, the API) and act before any body is read:
   own scripts and styles only, no inline script, the WebSocket to this host
   and, in cluster mode, to every live node; the data: favicon), `X-Content-Type-Options: nosniff`, `Referrer-Policy`,
   and no framing (`frame-ancestors 'none'`, `X-Frame-Options: DENY`).
+- `CrossSite`: what another site's page could make a player's browser do is
+  refused. A request that changes something (any method but GET, HEAD and
+  OPTIONS) and every WebSocket upgrade must come from a page of this server
+  (`Origin` naming its own host, or one `also` allows), or carry no `Origin`
+  (not a browser); and a request body is JSON only as `application/json`,
+  which a cross-site page cannot send without a CORS preflight (a `text/plain`
+  body needs none).
 """
 
 from __future__ import annotations
@@ -168,3 +175,89 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+_ORIGIN = re.compile(r"(https?|wss?)://(\*\.)?([A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])"
+                     r"(?::(\d{1,5}|\*))?(?:/\S*)?")
+
+
+def origin_place(url: str) -> tuple[str, str | None] | None:
+    """An origin or URL's (host, port) as the browser means it; the port is None for its
+    scheme's default or "*" for any. None when it is not one ("null", a path, garbage)."""
+    m = _ORIGIN.fullmatch(url.strip().lower())
+    if m is None:
+        return None
+    scheme, wildcard, host, port = m.groups()
+    if port is not None and port != "*" and int(port) == _DEFAULT_PORTS[scheme]:
+        port = None
+    return (wildcard or "") + host, port
+
+
+def host_place(host: str) -> tuple[str, str | None] | None:
+    """A Host header's (host, port); the usual web ports count as no port."""
+    host = host.strip().lower()
+    if not _HOST.fullmatch(host):
+        return None
+    cut = host.rindex("]") + 1 if host.startswith("[") else host.find(":")
+    name, port = (host, "") if cut < 0 else (host[:cut], host[cut + 1:])
+    return name, (None if port in ("", "80", "443") else port)
+
+
+def _matches(place: tuple[str, str | None], allowed: tuple[str, str | None]) -> bool:
+    (host, port), (want, want_port) = place, allowed
+    if want.startswith("*."):
+        if not host.endswith(want[1:]):
+            return False
+    elif host != want:
+        return False
+    return want_port == "*" or want_port == port
+
+
+class CrossSite:
+    """Refuse changes asked for by another site's page, and JSON bodies not sent as JSON.
+
+    `also(scope)`: more origins allowed beside the request's own Host, as URLs or
+    CSP-like sources (`https://*.example.org:*`): the public URL, the cluster's nodes.
+    """
+
+    def __init__(self, app: ASGIApp,
+                 also: Callable[[Scope], Iterable[str]] = lambda scope: ()) -> None:
+        self.app, self.also = app, also
+
+    def _same_site(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return True  # not a browser (a browser names the page on every such request)
+        place = origin_place(origin)
+        if place is None:
+            return False  # "null": a sandboxed frame, a file, a redirect across sites
+        own = host_place(_header(scope, b"host") or "")
+        if own is not None and _matches(place, own):
+            return True
+        for url in self.also(scope):
+            allowed = origin_place(url)
+            if allowed is not None and _matches(place, allowed):
+                return True
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            if not self._same_site(scope):
+                await send({"type": "websocket.close", "code": 1008})  # answered 403
+                return
+        elif scope["type"] == "http" and scope.get("method") not in _SAFE_METHODS:
+            if not self._same_site(scope):
+                await _json_error(send, 403, "cross_origin",
+                                  "a page of another site may not ask this server for that")
+                return
+            length = _header(scope, b"content-length")
+            has_body = (length is not None and length.strip() not in ("", "0")) or (
+                _header(scope, b"transfer-encoding") is not None)
+            kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+            if has_body and kind != "application/json":
+                await _json_error(send, 415, "unsupported_media_type",
+                                  "request bodies are JSON sent as application/json")
+                return
+        await self.app(scope, receive, send)

@@ -21,13 +21,15 @@ import contextlib
 import logging
 import socket
 import ssl
+from typing import Any
 
 import uvicorn
 
 log = logging.getLogger(__name__)
 
 TLS_HANDSHAKE = 0x16
-# A connection that says nothing this long is closed (the first byte decides its kind).
+# A connection that says nothing this long is closed (the first byte decides its kind);
+# with the head guard (server/headguard.py), its `header_timeout` instead.
 SNIFF_TIMEOUT = 10.0
 HANDSHAKE_TIMEOUT = 10.0
 # Connections still waiting for their first byte; beyond this new ones are closed at once.
@@ -100,18 +102,35 @@ class SniffingServer(uvicorn.Server):
                 log.warning("accept failed: %s", exc)
                 await asyncio.sleep(0.1)
                 continue
-            if len(self._pending) >= MAX_PENDING or self.should_exit:
+            # One address may not take them all (server/headguard.py): its silent
+            # connections count with its incomplete requests.
+            address = _address(conn)
+            if len(self._pending) >= MAX_PENDING or self.should_exit or not self._admit(address):
                 conn.close()
                 continue
-            task = asyncio.create_task(self._hand_over(conn))
+            task = asyncio.create_task(self._hand_over(conn, address))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
-    async def _hand_over(self, conn: socket.socket) -> None:
+    def _idle(self) -> Any:
+        """The per-address count of the protocol's head guard, if it has one."""
+        return getattr(self.config.http_protocol_class, "idle", None)
+
+    def _admit(self, address: str | None) -> bool:
+        idle = self._idle()
+        return idle is None or idle.admit(address)
+
+    async def _hand_over(self, conn: socket.socket, address: str | None = None) -> None:
         loop = asyncio.get_running_loop()
         conn.setblocking(False)
         try:
-            first = await asyncio.wait_for(_peek(conn), SNIFF_TIMEOUT)
+            try:
+                first = await asyncio.wait_for(_peek(conn), getattr(
+                    self.config.http_protocol_class, "header_timeout", SNIFF_TIMEOUT))
+            finally:
+                # Counted again by the protocol, until its first request head is whole.
+                if self._idle() is not None:
+                    self._idle().release(address)
         except (TimeoutError, OSError, asyncio.CancelledError):
             conn.close()
             return
@@ -127,6 +146,13 @@ class SniffingServer(uvicorn.Server):
             # A phone that has not accepted the certificate yet closes here: normal.
             log.debug("connection dropped before it started: %r", exc)
             conn.close()
+
+
+def _address(conn: socket.socket) -> str | None:
+    try:
+        return str(conn.getpeername()[0])
+    except (OSError, IndexError):
+        return None
 
 
 async def _peek(conn: socket.socket) -> bytes:

@@ -136,8 +136,13 @@ def serve(args: argparse.Namespace) -> int:
         print(f"sussurro serve: {exc}", file=sys.stderr)
         return 2
     app = create_app(settings)
+    from server.headguard import guarded_protocol
+
     config = uvicorn.Config(
         app,
+        # uvicorn's httptools protocol with request heads bounded in time, size and
+        # per address (uvicorn bounds none of them).
+        http=guarded_protocol(settings),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),

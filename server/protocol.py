@@ -274,10 +274,38 @@ def _finite(text: str) -> float:
     return value
 
 
+class BadText(ValueError):
+    """Valid JSON, but a string holds a lone UTF-16 surrogate ("\\ud800"): not Unicode
+    text, and it would fail later, wherever the text is encoded (the log, a reply)."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(value: Any, where: str) -> None:
+    """Raise BadText naming the first string (value or key) with a surrogate in it."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            raise BadText(f"{where or 'message'}: text with a lone surrogate is not Unicode")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            if _SURROGATE.search(key):
+                raise BadText(f"{where or 'message'}: a field name with a lone surrogate")
+            _check_text(item, name)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_text(item, f"{where}.{i}" if where else str(i))
+
+
 def loads(text: str) -> Any:
     """Strict JSON: NaN and Infinity, which JSON does not have, raise ValueError; a
-    number that overflows to infinity raises OutOfRange (Python's json takes all three)."""
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    number that overflows to infinity raises OutOfRange (Python's json takes all three);
+    a lone surrogate in a string raises BadText (Python's json decodes "\\ud800")."""
+    value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    if "\\u" in text:  # only an escape can make a surrogate: UTF-8 text holds none
+        _check_text(value, "")
+    return value
 
 
 def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
@@ -298,7 +326,7 @@ def parse(frame: str | bytes, max_frame: int = MAX_FRAME) -> Any:
         raise ProtocolError(BAD_MESSAGE, f"nested deeper than {MAX_DEPTH} levels")
     try:
         data = loads(frame)
-    except OutOfRange as exc:
+    except (OutOfRange, BadText) as exc:
         raise ProtocolError(BAD_MESSAGE, str(exc)) from None
     except (ValueError, RecursionError):
         raise ProtocolError(BAD_JSON, "not valid JSON") from None

@@ -59,7 +59,8 @@ def test_join_refuses_bad_names_duplicates_and_a_full_room(shared_server):
     assert httpx.post(join, json={"name": "Bob", "color": "red"}).json()["code"] == "bad_color"
     r = httpx.post(join, json={"nome": "Bob"})
     assert r.status_code == 422 and r.json()["code"] == "bad_request"
-    assert httpx.post(join, content=b"{").json()["code"] == "bad_request"
+    assert httpx.post(join, content=b"{", headers={"Content-Type": "application/json"}
+                      ).json()["code"] == "bad_request"
     for i in range(15):
         assert httpx.post(join, json={"name": f"P{i}"}).status_code == 200
     r = httpx.post(join, json={"name": "Seventeen"})
