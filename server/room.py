@@ -42,7 +42,13 @@ from server.seats import (
     pick_color,
     same_name,
 )
-from server.spectators import SPECTATOR_MESSAGES, Spectator, is_public_cue, spectator_id
+from server.spectators import (
+    SPECTATOR_MESSAGES,
+    Spectator,
+    is_public_cue,
+    pass_number,
+    spectator_id,
+)
 from server.storage import (
     ActionRow,
     GameRow,
@@ -251,7 +257,13 @@ class Room:
         host = self.members.get(self.host or "")
         if host is not None and host.offline_since is not None and self._any_online():
             times.append(host.offline_since + self.settings.host_grace)
+        times += [t for t in (self._pass_expiry(s) for s in self.spectators.values())
+                  if t is not None]
         return min(times) if times else None
+
+    def _pass_expiry(self, spectator: Spectator) -> float | None:
+        return spectator.expires_at(self.settings.spectator_idle_ttl,
+                                    self.settings.spectator_claim_ttl)
 
     def _schedule(self) -> None:
         """(Re)arm the one timer of the room at its next deadline."""
@@ -294,6 +306,11 @@ class Room:
             if nxt is not None:
                 await self._set_host(nxt)
                 self._broadcast_room()
+        # A pass nobody watches on does not hold a place for ever.
+        for spectator in list(self.spectators.values()):
+            at = self._pass_expiry(spectator)
+            if at is not None and now >= at:
+                await self._remove_pass(spectator)
         self._schedule()
 
     # Membership (HTTP side) -------------------------------------------------
@@ -356,6 +373,7 @@ class Room:
         self.spectators[spectator.id] = spectator
         self.last_activity = now
         self._broadcast_room()
+        self._schedule()  # it expires if no screen connects to it
         return spectator.id, token
 
     def _sockets(self) -> list[Member | Spectator]:
@@ -409,7 +427,9 @@ class Room:
             old.send(P.error(P.REPLACED, "this screen was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         spectator.conn = conn
+        spectator.offline_since, spectator.seen = None, True
         self.last_activity = self.now()
+        self._schedule()  # a watched pass never expires
         self._send_welcome(spectator)
         conn.send_room(self._room_text())
         self._broadcast_room()  # the count of screens watching changed
@@ -422,9 +442,11 @@ class Room:
         if spectator is not None:
             if spectator.conn is conn:
                 spectator.conn = None
+                spectator.offline_since = self.now()
                 self._last_view.pop(pid, None)
                 self.voice.drop(pid)
                 self._broadcast_room()
+                self._schedule()  # its idle time starts now
             return
         member = self.members.get(pid)
         if member is None or member.conn is not conn:
@@ -502,12 +524,7 @@ class Room:
             return
         if msg.type == "leave":
             # The pass is given back: its token stops working, a place is free.
-            del self.spectators[spectator.id]
-            await self.store.remove_spectator(self.code, spectator.id)
-            self.voice.drop(spectator.id)
-            spectator.conn = None
-            conn.close(P.CLOSE_LEFT, "left")
-            self._broadcast_room()
+            await self._remove_pass(spectator, P.CLOSE_LEFT)
             return
         try:
             getattr(self, "_on_" + msg.type)(spectator, msg)
@@ -590,8 +607,34 @@ class Room:
             raise RoomError(409, P.WRONG_PHASE, "a rematch follows a finished game")
         await self._start_game()
 
+    async def _remove_pass(self, spectator: Spectator, close: int | None = None) -> None:
+        """A pass ends: given back (`close` 4004), removed by the host (4003), or
+        expired (no screen on it). Its token stops working and its place is free."""
+        if self.spectators.get(spectator.id) is not spectator:
+            return
+        del self.spectators[spectator.id]
+        await self.store.remove_spectator(self.code, spectator.id)
+        self.voice.drop(spectator.id)  # an offer still being answered is dropped too
+        self._offers.pop(spectator.id, None)
+        self._last_view.pop(spectator.id, None)
+        conn, spectator.conn = spectator.conn, None
+        if conn is not None:
+            if close == P.CLOSE_LEFT:
+                conn.close(P.CLOSE_LEFT, "left")
+            else:
+                conn.send(P.error(P.KICKED, "the host removed this screen"))
+                conn.close(P.CLOSE_KICKED, "removed")
+        self._broadcast_room()
+        self._schedule()
+
     async def _on_kick(self, member: Member, msg: P.Kick) -> None:
         self._require_host(member)
+        spectator = self.spectators.get(msg.player)
+        if spectator is not None:
+            # A pass holds no seat: the host may remove one in any phase. No ban: a pass
+            # has no name, and the real TV may come back by asking for a new one.
+            await self._remove_pass(spectator, P.CLOSE_KICKED)
+            return
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "players can be kicked between games only")
         target = self.members.get(msg.player)
@@ -886,6 +929,9 @@ class Room:
             "max_players": self.settings.max_players,
             # Shared screens watching now (never who: a spectator has no name).
             "spectators": sum(1 for s in self.spectators.values() if s.online),
+            # Every pass, watched or not, so the host can remove one (no token, no address).
+            "passes": [{"id": s.id, "online": s.online}
+                       for s in sorted(self.spectators.values(), key=lambda s: pass_number(s.id))],
             "evening": evening,
             "banned": list(self.banned),
         }
@@ -947,7 +993,9 @@ class Room:
                 self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
                                             offline_since=now)
         for sid, joined in await self.store.spectators(self.code):
-            self.spectators[sid] = Spectator(sid, joined)
+            # Whether a screen was on it is not stored: after a restart every pass has
+            # `spectator_idle_ttl` from now to be watched again.
+            self.spectators[sid] = Spectator(sid, joined, offline_since=now, seen=True)
             self.next_spectator = max(self.next_spectator, int(sid[1:]))
         if self.host not in self.members:
             await self._set_host(self._next_host(after=None))
