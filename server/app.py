@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import game
 from game import catalog
 from server import protocol as P
-from server.codes import normalise_code
+from server.codes import hash_token, normalise_code
 from server.config import Settings, check_voice_codec
 from server.connection import Connection
 from server.forwarded import TrustedProxies
@@ -544,7 +544,7 @@ def create_app(settings: Settings) -> FastAPI:
             await refuse(ws, P.RATE_LIMITED, "this seat reconnects too often; slow down",
                          P.CLOSE_SLOW, bucket.retry_after())
             return
-        conn = Connection(ws, settings.send_queue)
+        conn = Connection(ws, settings.send_queue, token_hash=hash_token(token))
         conn.start()
         try:
             if not await room.call(room.cmd_attach, pid, conn):

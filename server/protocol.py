@@ -229,14 +229,22 @@ class Leave(_Model):
     ref: Ref = None
 
 
+class Ice(_Model):
+    """Fresh ICE servers (TURN credentials live minutes); answered with `ice_servers`."""
+
+    type: Literal["ice"]
+    ref: Ref = None
+
+
 ClientMessage = Annotated[
     Hello | SettingsMsg | Start | Kick | Unban | PassHost | Rematch | ActionMsg | WhisperStart
-    | WhisperStop | RtcOffer | RtcIce | Ping | Leave | Volumes,
+    | WhisperStop | RtcOffer | RtcIce | Ping | Leave | Volumes | Ice,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = frozenset(
     {"hello", "settings", "start", "kick", "unban", "pass_host", "rematch", "action",
-     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave", "volumes"}
+     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave", "volumes",
+     "ice"}
 )
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 

@@ -58,7 +58,7 @@ from server.storage import (
     StoreUnavailable,
 )
 from server.throttle import TokenBucket
-from server.turn import client_ice_servers
+from server.turn import seat_ice_servers
 from server.voicelink import VoiceLink, routing
 from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
 
@@ -472,10 +472,21 @@ class Room:
             **({"spectator": member.id} if watching else {}),
             "room": self.code,
             "server_time": self.clock(),
-            "ice_servers": client_ice_servers(self.settings, member.id, self.clock()),
+            "ice_servers": self._ice_servers(member),
             "voice": VoiceLink.available(),
             **(self.welcome_extra() if self.welcome_extra else {}),
         })
+
+    def _ice_servers(self, member: Member | Spectator) -> list[dict[str, Any]]:
+        """The ICE servers of one socket, TURN credentials bound to its seat (fresh)."""
+        conn = member.conn
+        return seat_ice_servers(self.settings, self.code, conn.token_hash if conn else "",
+                                self.clock(), spectator=isinstance(member, Spectator))
+
+    def _on_ice(self, member: Member | Spectator, msg: P.Ice) -> None:
+        # Credentials live minutes: the client asks for fresh ones before they run out.
+        member.conn.send({"type": "ice_servers", **({"ref": msg.ref} if msg.ref else {}),
+                          "server_time": self.clock(), "ice_servers": self._ice_servers(member)})
 
     def _send_picture(self, member: Member | Spectator) -> None:
         """The player's view again, and the whispers aimed at them."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from server.connection import Connection
 
 # What a spectator's socket may send; anything else is refused with `spectator`.
-SPECTATOR_MESSAGES = frozenset({"hello", "ping", "rtc_offer", "rtc_ice", "leave"})
+SPECTATOR_MESSAGES = frozenset({"hello", "ping", "rtc_offer", "rtc_ice", "ice", "leave"})
 
 
 @dataclass
