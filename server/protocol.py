@@ -30,6 +30,8 @@ WRONG_PHASE = "wrong_phase"
 WHISPER_NOT_ALLOWED = "whisper_not_allowed"
 UNKNOWN_PLAYER = "unknown_player"
 NAME_BANNED = "name_banned"
+# The browser (its device cookie) belongs to someone the host removed: no seat, no pass.
+BANNED = "banned"
 NOT_BANNED = "not_banned"
 BAD_TOKEN = "bad_token"
 REPLACED = "replaced"

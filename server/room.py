@@ -102,8 +102,10 @@ class Room:
         self.last_activity = self.created
         self.next_seat = 0
         self.results: list[dict[str, Any]] = []  # the evening: finished games' results
-        # Names the host kicked (as shown), kept out for the room's life unless let back in.
+        # Names the host kicked (as shown), kept out for the room's life unless let back in,
+        # and the devices (cookie hashes) of their seats: device -> name. No seat, no pass.
         self.banned: list[str] = []
+        self.banned_devices: dict[str, str] = {}
         # The current (or last) game.
         self.game_n = 0
         self.state: Any = None
@@ -315,8 +317,14 @@ class Room:
 
     # Membership (HTTP side) -------------------------------------------------
 
-    async def cmd_add_member(self, name: str, color: str | None) -> tuple[str, str]:
-        """Seat a newcomer: (player id, token). Refused while a game runs or when full."""
+    def _refuse_banned_device(self, device: str) -> None:
+        if device and device in self.banned_devices:
+            raise RoomError(403, P.BANNED, "the host removed you from this room")
+
+    async def cmd_add_member(self, name: str, color: str | None,
+                             device: str = "") -> tuple[str, str]:
+        """Seat a newcomer: (player id, token). Refused while a game runs or when full,
+        and to a device a ban names (`device`: the hash of the browser's cookie)."""
         if self.status == CLOSED:
             raise RoomError(404, "unknown_room", "no such room")
         if self.status == PLAYING:
@@ -324,6 +332,7 @@ class Room:
         if len(self.members) >= self.settings.max_players:
             raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
         name = clean_name(name)
+        self._refuse_banned_device(device)
         if self._banned(name) is not None:
             raise RoomError(403, P.NAME_BANNED, "the host removed a player of that name")
         if any(same_name(m.name, name) for m in self.members.values()):
@@ -332,10 +341,12 @@ class Room:
         now = self.now()
         self.next_seat += 1
         member = Member(id=f"p{self.next_seat}", name=name, color=color, seat=self.next_seat,
-                        joined=now, offline_since=now)
+                        joined=now, offline_since=now, device=device)
         token = new_token()
         await self.store.add_player(self.code, PlayerRow(member.id, name, color, member.seat, IN_ROOM,
                                                    now), hash_token(token))
+        if device:
+            await self.store.set_device(self.code, member.id, device)
         self.members[member.id] = member
         if self.host is None:
             self.host = member.id
@@ -357,19 +368,23 @@ class Room:
             "joinable": self.status != PLAYING and len(self.members) < self.settings.max_players,
         }
 
-    async def cmd_add_spectator(self) -> tuple[str, str]:
+    async def cmd_add_spectator(self, device: str = "") -> tuple[str, str]:
         """A spectator pass (a shared screen): (spectator id, token). Refused when the
-        room has `max_spectators` passes already; allowed in any phase (no seat is taken)."""
+        room has `max_spectators` passes already, or to a device a ban names; allowed in
+        any phase (no seat is taken)."""
         if self.status == CLOSED:
             raise RoomError(404, "unknown_room", "no such room")
+        self._refuse_banned_device(device)
         limit = self.settings.max_spectators
         if len(self.spectators) >= limit:
             raise RoomError(409, P.SPECTATORS_FULL, f"the room has its {limit} spectator screens")
         now = self.now()
         self.next_spectator += 1
-        spectator = Spectator(spectator_id(self.next_spectator), now)
+        spectator = Spectator(spectator_id(self.next_spectator), now, device=device)
         token = new_token()
         await self.store.add_spectator(self.code, spectator.id, hash_token(token), now)
+        if device:
+            await self.store.set_device(self.code, spectator.id, device)
         self.spectators[spectator.id] = spectator
         self.last_activity = now
         self._broadcast_room()
@@ -421,6 +436,12 @@ class Room:
         if spectator is None:  # the pass was given back
             conn.send(P.error(P.LEFT, "this spectator pass was given back"))
             conn.close(P.CLOSE_LEFT, "left")
+            return False
+        if conn.device and conn.device in self.banned_devices:
+            # A pass taken elsewhere, opened in a banned browser: it ends here.
+            self.post(self._remove_pass, spectator, P.CLOSE_KICKED)
+            conn.send(P.error(P.KICKED, "the host removed you from this room"))
+            conn.close(P.CLOSE_KICKED, "banned")
             return False
         if spectator.conn is not None and spectator.conn is not conn:
             old = spectator.conn
@@ -653,9 +674,17 @@ class Room:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
         # The token stays out, and so does the name (its folded form) for the room's life:
         # a kicked player cannot take a new seat under it unless the host lets them back.
-        if self._banned(target.name) is None:
-            self.banned.append(target.name)
-            await self.store.add_ban(self.code, target.name, self.now())
+        # So do the devices of the seat (the one it joined from, the one its socket is
+        # open in): no pass, no seat under another name, for that browser.
+        name = self._banned(target.name) or target.name
+        devices = {target.device, target.conn.device if target.conn else ""} - {""}
+        if name not in self.banned:
+            self.banned.append(name)
+        self.banned_devices.update((d, name) for d in devices)
+        await self.store.add_ban(self.code, name, self.now(), sorted(devices))
+        # Every pass that browser holds ends with the seat (its voice with it).
+        for spectator in [s for s in self.spectators.values() if s.device in devices]:
+            await self._remove_pass(spectator, P.CLOSE_KICKED)
         await self._remove(target, KICKED)
 
     async def _on_unban(self, member: Member, msg: P.Unban) -> None:
@@ -664,6 +693,7 @@ class Room:
         if name is None:
             raise RoomError(404, P.NOT_BANNED, "nobody of that name was removed")
         self.banned.remove(name)
+        self.banned_devices = {d: n for d, n in self.banned_devices.items() if n != name}
         await self.store.remove_ban(self.code, name)
         self._broadcast_room()
 
@@ -997,16 +1027,19 @@ class Room:
         self.host = row.host
         self.results = await self.store.results(self.code)
         self.banned = await self.store.bans(self.code)
+        self.banned_devices = await self.store.banned_devices(self.code)
+        devices = await self.store.devices(self.code)
         now = self.clock()
         for p in await self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)
             if p.kicked == IN_ROOM:
                 self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
-                                            offline_since=now)
+                                            offline_since=now, device=devices.get(p.id, ""))
         for sid, joined in await self.store.spectators(self.code):
             # Whether a screen was on it is not stored: after a restart every pass has
             # `spectator_idle_ttl` from now to be watched again.
-            self.spectators[sid] = Spectator(sid, joined, offline_since=now, seen=True)
+            self.spectators[sid] = Spectator(sid, joined, offline_since=now, seen=True,
+                                             device=devices.get(sid, ""))
             self.next_spectator = max(self.next_spectator, int(sid[1:]))
         if self.host not in self.members:
             await self._set_host(self._next_host(after=None))

@@ -30,6 +30,7 @@ class Spectator:
     # whether one ever connected: a pass nobody watches is dropped after a while.
     offline_since: float | None = None
     seen: bool = False
+    device: str = ""  # the hash of the device cookie that took it ("" when none)
 
     @property
     def online(self) -> bool:
