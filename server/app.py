@@ -23,6 +23,8 @@ import ipaddress
 import json
 import logging
 import os
+import re
+import secrets
 import time
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -44,9 +46,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import game
 from game import catalog
 from server import protocol as P
-from server.codes import normalise_code
+from server.codes import hash_token, normalise_code
 from server.config import Settings, check_voice_codec
 from server.connection import Connection
+from server.forward import DEVICE
 from server.forwarded import TrustedProxies
 from server.httpguard import BodyLimit, CrossSite, SecurityHeaders
 from server.https import https_enabled
@@ -60,6 +63,14 @@ from server.voicelink import voice_module
 from server.wsdirect import RawSend
 
 log = logging.getLogger(__name__)
+
+# Each browser's device id (a random cookie, HttpOnly): a ban names the devices of the
+# kicked seat, so that browser takes no pass and no seat under another name. Only its
+# SHA-256 is stored. A browser that clears its cookies looks new: the host sees every
+# pass (`passes` in `room`) and removes it.
+DEVICE_COOKIE = "sussurro_device"
+DEVICE_RE = re.compile(r"\A[A-Za-z0-9_-]{22,64}\Z")
+DEVICE_AGE = 400 * 24 * 3600  # the longest a browser keeps a cookie
 
 PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Sussurro</title>
 <h1>Sussurro</h1><p>The web client is not installed yet.</p>"""
@@ -279,6 +290,25 @@ def create_app(settings: Settings) -> FastAPI:
         host = request.headers.get("host") or request.url.netloc
         return f"{scheme(request)}://{host}"
 
+    def device_of(request: Request | WebSocket) -> tuple[str, str | None]:
+        """(the hash of this browser's device id, a new id to set as its cookie or None).
+        A request another node forwarded names the device (hashed) in a header."""
+        if isinstance(request, Request) and internal(request):
+            return request.headers.get(DEVICE, ""), None
+        raw = request.cookies.get(DEVICE_COOKIE, "")
+        if DEVICE_RE.fullmatch(raw):
+            return hash_token(raw), None
+        if isinstance(request, WebSocket):
+            return "", None
+        new = secrets.token_urlsafe(24)
+        return hash_token(new), new
+
+    def with_device(response: Response, request: Request, new: str | None) -> Response:
+        if new is not None:
+            response.set_cookie(DEVICE_COOKIE, new, max_age=DEVICE_AGE, path="/", httponly=True,
+                                samesite="lax", secure=scheme(request) == "https")
+        return response
+
     def throttled(buckets: KeyedBuckets, key: str, what: str) -> JSONResponse | None:
         bucket = buckets.bucket(key)
         if bucket.take():
@@ -291,7 +321,7 @@ def create_app(settings: Settings) -> FastAPI:
         return forward is not None and forward.internal(request)
 
     async def find_room(request: Request, raw: str, method: str = "GET", path: str = "",
-                        body: dict[str, Any] | None = None) -> Room | Response:
+                        body: dict[str, Any] | None = None, device: str = "") -> Room | Response:
         """The loaded room of a code, or the response to send instead.
 
         Embedded: the room or 404 (429 for guessers). Cluster mode: a room
@@ -308,7 +338,7 @@ def create_app(settings: Settings) -> FastAPI:
         code = normalise_code(raw)
         room = rooms.get(code) if code else None
         if room is None and cluster is not None and code:
-            found = await cluster_room(code, method, path, body, inside)
+            found = await cluster_room(code, method, path, body, inside, device)
             if found is not None:
                 return found
         if room is None:
@@ -317,7 +347,7 @@ def create_app(settings: Settings) -> FastAPI:
         return room
 
     async def cluster_room(code: str, method: str, path: str, body: dict[str, Any] | None,
-                           inside: bool) -> Room | Response | None:
+                           inside: bool, device: str = "") -> Room | Response | None:
         """Where a room not loaded here is served: its room, the owner's answer, or None."""
         where = await cluster.where(code)
         if where.state == "gone":
@@ -332,7 +362,7 @@ def create_app(settings: Settings) -> FastAPI:
             if await cluster.adopt(code) and rooms.get(code) is not None:
                 return rooms.get(code)
         elif where.url and not inside:
-            answer = await forward.send(where.url, method, path, body)
+            answer = await forward.send(where.url, method, path, body, device=device)
             if answer is not None:
                 return answer
         # Claimed by a node that does not answer (yet, or any more): ask again shortly.
@@ -355,6 +385,7 @@ def create_app(settings: Settings) -> FastAPI:
         body = await read_body(request, CreateRoom)
         if isinstance(body, Response):
             return body
+        device, new = device_of(request)
         if cluster is not None:
             if not inside:
                 # The least-loaded live node creates it (maybe this one).
@@ -362,9 +393,9 @@ def create_app(settings: Settings) -> FastAPI:
                 if target is not None and target.id != cluster.id:
                     answer = await forward.send(target.url, "POST", "/api/rooms",
                                                 body.model_dump(exclude_none=True),
-                                                client=client_ip(request))
+                                                client=client_ip(request), device=device)
                     if answer is not None and answer.status_code < 500:
-                        return answer
+                        return with_device(answer, request, new)
             if cluster.draining:
                 return _error(503, "draining", "this server is shutting down; try again",
                               retry_after=1)
@@ -373,10 +404,11 @@ def create_app(settings: Settings) -> FastAPI:
             # node caps the live rooms it holds per address.
             address = forward.client(request) if inside else client_ip(request)
             room, pid, token = await rooms.create(body.name, body.color, body.preset, body.lang,
-                                                  address=address)
+                                                  address=address, device=device)
         except RoomError as exc:
             return _error(exc.status, exc.code, exc.message)
-        return {"code": room.code, "player": pid, "token": token, **node_fields(room.code)}
+        return with_device(JSONResponse({"code": room.code, "player": pid, "token": token,
+                                         **node_fields(room.code)}), request, new)
 
     # Cluster mode: a page served by one node may ask another where its room went.
     cors = {"Access-Control-Allow-Origin": "*"} if cluster is not None else {}
@@ -398,18 +430,20 @@ def create_app(settings: Settings) -> FastAPI:
         body = await read_body(request, JoinRoom)
         if isinstance(body, Response):
             return body
+        device, new = device_of(request)
         room = await find_room(request, code, "POST", f"/api/rooms/{code}/join",
-                               body.model_dump(exclude_none=True))
+                               body.model_dump(exclude_none=True), device)
         if isinstance(room, Response):
-            return room
+            return with_device(room, request, new)
         body = await read_body(request, JoinRoom)
         if isinstance(body, Response):
             return body
         try:
-            pid, token = await room.call(room.cmd_add_member, body.name, body.color)
+            pid, token = await room.call(room.cmd_add_member, body.name, body.color, device)
         except RoomError as exc:
-            return _error(exc.status, exc.code, exc.message)
-        return {"player": pid, "token": token, "code": room.code, **node_fields(room.code)}
+            return with_device(_error(exc.status, exc.code, exc.message), request, new)
+        return with_device(JSONResponse({"player": pid, "token": token, "code": room.code,
+                                         **node_fields(room.code)}), request, new)
 
     @app.post("/api/rooms/{code}/watch")
     async def watch_room(code: str, request: Request):
@@ -418,14 +452,16 @@ def create_app(settings: Settings) -> FastAPI:
             limited = throttled(joins, client_ip(request), "joins")
             if limited is not None:
                 return limited
-        room = await find_room(request, code, "POST", f"/api/rooms/{code}/watch", {})
+        device, new = device_of(request)
+        room = await find_room(request, code, "POST", f"/api/rooms/{code}/watch", {}, device)
         if isinstance(room, Response):
-            return room
+            return with_device(room, request, new)
         try:
-            sid, token = await room.call(room.cmd_add_spectator)
+            sid, token = await room.call(room.cmd_add_spectator, device)
         except RoomError as exc:
-            return _error(exc.status, exc.code, exc.message)
-        return {"spectator": sid, "token": token, "code": room.code, **node_fields(room.code)}
+            return with_device(_error(exc.status, exc.code, exc.message), request, new)
+        return with_device(JSONResponse({"spectator": sid, "token": token, "code": room.code,
+                                         **node_fields(room.code)}), request, new)
 
     @functools.lru_cache(maxsize=256)
     def qr_svg(link: str, code: str) -> bytes:
@@ -605,7 +641,8 @@ def create_app(settings: Settings) -> FastAPI:
             await refuse(ws, P.RATE_LIMITED, "this seat reconnects too often; slow down",
                          P.CLOSE_SLOW, bucket.retry_after())
             return
-        conn = Connection(ws, settings.send_queue)
+        conn = Connection(ws, settings.send_queue, token_hash=hash_token(token),
+                          device=device_of(ws)[0])
         conn.start()
         try:
             if not await room.call(room.cmd_attach, pid, conn):

@@ -76,15 +76,25 @@ class Settings:
     # TURN servers handed to clients with short-lived credentials (TURN REST
     # convention): comma-separated URLs ("turn:turn.example.org:3478?transport=udp"),
     # the secret shared with the TURN server (coturn's static-auth-secret), and how
-    # long each player's credentials stay valid (seconds; a whole evening).
+    # long each seat's credentials stay valid (seconds). REST credentials cannot be
+    # revoked, so they live minutes, not an evening: every welcome brings fresh ones,
+    # and a client asks for fresh ones (`ice`) before they run out.
     turn_urls: str = ""
     turn_secret: str = ""
-    turn_ttl: float = 12 * 3600.0
+    turn_ttl: float = 600.0
+    # Whether spectator passes (anonymous shared screens) get TURN credentials too: off,
+    # so nobody with just the code gets relay bandwidth; turn it on where the TV sits
+    # behind a network that lets no UDP in and should play the table's voice.
+    turn_spectators: bool = False
 
     # Rooms.
     max_players: int = 16
     # Spectator passes (a TV or laptop for the room: no seat, public view and voice).
     max_spectators: int = 8
+    # A pass whose screen is not connected is dropped after this long (seconds), so it
+    # cannot hold a place for ever; one never connected at all, sooner.
+    spectator_idle_ttl: float = 300.0
+    spectator_claim_ttl: float = 60.0
     max_rooms: int = 1000
     # Live rooms one client address may have created (so one address cannot fill max_rooms).
     max_rooms_per_address: int = 20

@@ -58,8 +58,12 @@ class _Latest:
 class Connection:
     """An attached WebSocket. `send` is synchronous and never blocks."""
 
-    def __init__(self, ws: WebSocket, max_queue: int = 512) -> None:
+    def __init__(self, ws: WebSocket, max_queue: int = 512, token_hash: str = "",
+                 device: str = "") -> None:
         self.ws = ws
+        # The hash of the token this socket opened with (its seat's TURN id derives from
+        # it) and the hash of its browser's device cookie ("" when none was sent).
+        self.token_hash, self.device = token_hash, device
         self.closed = False
         self._max = max_queue
         self._queue: collections.deque[Any] = collections.deque()

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 HEADER = "x-sussurro-node"
 CLIENT = "x-sussurro-client"  # the address the forwarding node counted the request for
+DEVICE = "x-sussurro-device"  # the hash of the client's device cookie (bans cover devices)
 
 
 class Forwarder:
@@ -53,15 +54,18 @@ class Forwarder:
             return None
 
     async def send(self, url: str, method: str, path: str,
-                   body: dict[str, Any] | None = None, client: str | None = None
-                   ) -> Response | None:
+                   body: dict[str, Any] | None = None, client: str | None = None,
+                   device: str = "") -> Response | None:
         """The other node's answer as our response, or None if it could not be reached.
 
         `client`: the address of the client the request is made for, so that the
-        node that acts on it counts it against that client's caps."""
+        node that acts on it counts it against that client's caps; `device`: the hash
+        of its device cookie, so that a ban of that device holds on the room's node."""
         headers = {HEADER: self._secret()}
         if client:
             headers[CLIENT] = client
+        if device:
+            headers[DEVICE] = device
         try:
             r = await self._http.request(method, url.rstrip("/") + path, json=body,
                                          headers=headers)

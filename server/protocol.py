@@ -30,6 +30,8 @@ WRONG_PHASE = "wrong_phase"
 WHISPER_NOT_ALLOWED = "whisper_not_allowed"
 UNKNOWN_PLAYER = "unknown_player"
 NAME_BANNED = "name_banned"
+# The browser (its device cookie) belongs to someone the host removed: no seat, no pass.
+BANNED = "banned"
 NOT_BANNED = "not_banned"
 BAD_TOKEN = "bad_token"
 REPLACED = "replaced"
@@ -229,14 +231,22 @@ class Leave(_Model):
     ref: Ref = None
 
 
+class Ice(_Model):
+    """Fresh ICE servers (TURN credentials live minutes); answered with `ice_servers`."""
+
+    type: Literal["ice"]
+    ref: Ref = None
+
+
 ClientMessage = Annotated[
     Hello | SettingsMsg | Start | Kick | Unban | PassHost | Rematch | ActionMsg | WhisperStart
-    | WhisperStop | RtcOffer | RtcIce | Ping | Leave | Volumes,
+    | WhisperStop | RtcOffer | RtcIce | Ping | Leave | Volumes | Ice,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = frozenset(
     {"hello", "settings", "start", "kick", "unban", "pass_host", "rematch", "action",
-     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave", "volumes"}
+     "whisper_start", "whisper_stop", "rtc_offer", "rtc_ice", "ping", "leave", "volumes",
+     "ice"}
 )
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 

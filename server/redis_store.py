@@ -22,6 +22,9 @@ Keys (all under `prefix`, "sussurro:" by default):
     token:{sha256}           "code pid" (the token itself is never stored), or
                              "code sid" for a spectator's pass
     room:{code}:spectators   hash: sid -> {joined, token_hash} (JSON)
+    room:{code}:bans         hash: banned name -> since
+    room:{code}:ban_devices  hash: banned device (sha256 of its cookie) -> banned name
+    room:{code}:devices      hash: pid or sid -> the device (sha256) that took it
     room:{code}:games        hash: n -> {preset, options, seed, players, started_at, pair}
     room:{code}:ended        hash: n -> {ended_at, result} (the result holds the points)
     room:{code}:log:{n}      list: game n's accepted actions {seq, t, player, action},
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
@@ -96,6 +100,12 @@ class Keys:
 
     def bans(self, code: str) -> str:
         return f"{self.prefix}room:{code}:bans"
+
+    def ban_devices(self, code: str) -> str:
+        return f"{self.prefix}room:{code}:ban_devices"
+
+    def devices(self, code: str) -> str:
+        return f"{self.prefix}room:{code}:devices"
 
     def games(self, code: str) -> str:
         return f"{self.prefix}room:{code}:games"
@@ -296,7 +306,8 @@ class RedisStore:
         hashes += [json.loads(raw)["token_hash"] for raw in
                    await self._read(self.r.hvals(k.spectators(code)))]
         keys = [k.room(code), k.rooms(), k.claim(code), k.players(code), k.kicked(code),
-                k.tokens(code), k.spectators(code), k.bans(code), k.games(code), k.ended(code),
+                k.tokens(code), k.spectators(code), k.bans(code), k.ban_devices(code),
+                k.devices(code), k.games(code), k.ended(code),
                 *(k.log(code, i) for i in range(1, n + 1)), *(k.token(h) for h in hashes)]
         await self._fenced(code, "CLOSE", keys, [repr(now), code, self.closed_ttl])
         self.held.pop(code, None)
@@ -391,11 +402,33 @@ class RedisStore:
 
     # Bans: names the host kicked, kept out until let back in ----------------
 
-    async def add_ban(self, code: str, name: str, now: float) -> None:
+    async def add_ban(self, code: str, name: str, now: float,
+                      devices: Iterable[str] = ()) -> None:
         await self._hset(code, self.keys.bans(code), name, repr(now))
+        pairs = [x for d in devices for x in (d, name)]
+        if pairs:
+            await self._hset(code, self.keys.ban_devices(code), *pairs)
 
     async def remove_ban(self, code: str, name: str) -> None:
-        await self._fenced(code, "HDEL", [self.keys.bans(code)], [name])
+        k = self.keys
+        await self._fenced(code, "HDEL", [k.bans(code)], [name])
+        banned = await self.banned_devices(code)
+        devices = [d for d, n in banned.items() if n == name]
+        if devices:
+            await self._fenced(code, "HDEL", [k.ban_devices(code)], devices)
+
+    async def banned_devices(self, code: str) -> dict[str, str]:
+        """The devices (hashes) a ban keeps out of the room: device -> banned name."""
+        return dict(await self._read(self.r.hgetall(self.keys.ban_devices(code))))
+
+    # Devices: which browser took each seat and pass (so a ban can name it) ---
+
+    async def set_device(self, code: str, who: str, device: str) -> None:
+        await self._hset(code, self.keys.devices(code), who, device)
+
+    async def devices(self, code: str) -> dict[str, str]:
+        """Seat or pass id -> the hash of the device that took it."""
+        return dict(await self._read(self.r.hgetall(self.keys.devices(code))))
 
     async def bans(self, code: str) -> list[str]:
         """The banned names of a room, oldest first."""

@@ -42,7 +42,13 @@ from server.seats import (
     pick_color,
     same_name,
 )
-from server.spectators import SPECTATOR_MESSAGES, Spectator, is_public_cue, spectator_id
+from server.spectators import (
+    SPECTATOR_MESSAGES,
+    Spectator,
+    is_public_cue,
+    pass_number,
+    spectator_id,
+)
 from server.storage import (
     ActionRow,
     GameRow,
@@ -52,7 +58,7 @@ from server.storage import (
     StoreUnavailable,
 )
 from server.throttle import TokenBucket
-from server.turn import client_ice_servers
+from server.turn import seat_ice_servers
 from server.voicelink import VoiceLink, routing
 from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
 
@@ -96,8 +102,10 @@ class Room:
         self.last_activity = self.created
         self.next_seat = 0
         self.results: list[dict[str, Any]] = []  # the evening: finished games' results
-        # Names the host kicked (as shown), kept out for the room's life unless let back in.
+        # Names the host kicked (as shown), kept out for the room's life unless let back in,
+        # and the devices (cookie hashes) of their seats: device -> name. No seat, no pass.
         self.banned: list[str] = []
+        self.banned_devices: dict[str, str] = {}
         # The current (or last) game.
         self.game_n = 0
         self.state: Any = None
@@ -251,7 +259,13 @@ class Room:
         host = self.members.get(self.host or "")
         if host is not None and host.offline_since is not None and self._any_online():
             times.append(host.offline_since + self.settings.host_grace)
+        times += [t for t in (self._pass_expiry(s) for s in self.spectators.values())
+                  if t is not None]
         return min(times) if times else None
+
+    def _pass_expiry(self, spectator: Spectator) -> float | None:
+        return spectator.expires_at(self.settings.spectator_idle_ttl,
+                                    self.settings.spectator_claim_ttl)
 
     def _schedule(self) -> None:
         """(Re)arm the one timer of the room at its next deadline."""
@@ -294,12 +308,23 @@ class Room:
             if nxt is not None:
                 await self._set_host(nxt)
                 self._broadcast_room()
+        # A pass nobody watches on does not hold a place for ever.
+        for spectator in list(self.spectators.values()):
+            at = self._pass_expiry(spectator)
+            if at is not None and now >= at:
+                await self._remove_pass(spectator)
         self._schedule()
 
     # Membership (HTTP side) -------------------------------------------------
 
-    async def cmd_add_member(self, name: str, color: str | None) -> tuple[str, str]:
-        """Seat a newcomer: (player id, token). Refused while a game runs or when full."""
+    def _refuse_banned_device(self, device: str) -> None:
+        if device and device in self.banned_devices:
+            raise RoomError(403, P.BANNED, "the host removed you from this room")
+
+    async def cmd_add_member(self, name: str, color: str | None,
+                             device: str = "") -> tuple[str, str]:
+        """Seat a newcomer: (player id, token). Refused while a game runs or when full,
+        and to a device a ban names (`device`: the hash of the browser's cookie)."""
         if self.status == CLOSED:
             raise RoomError(404, "unknown_room", "no such room")
         if self.status == PLAYING:
@@ -307,6 +332,7 @@ class Room:
         if len(self.members) >= self.settings.max_players:
             raise RoomError(409, "room_full", f"the room holds {self.settings.max_players}")
         name = clean_name(name)
+        self._refuse_banned_device(device)
         if self._banned(name) is not None:
             raise RoomError(403, P.NAME_BANNED, "the host removed a player of that name")
         if any(same_name(m.name, name) for m in self.members.values()):
@@ -315,10 +341,12 @@ class Room:
         now = self.now()
         self.next_seat += 1
         member = Member(id=f"p{self.next_seat}", name=name, color=color, seat=self.next_seat,
-                        joined=now, offline_since=now)
+                        joined=now, offline_since=now, device=device)
         token = new_token()
         await self.store.add_player(self.code, PlayerRow(member.id, name, color, member.seat, IN_ROOM,
                                                    now), hash_token(token))
+        if device:
+            await self.store.set_device(self.code, member.id, device)
         self.members[member.id] = member
         if self.host is None:
             self.host = member.id
@@ -340,22 +368,27 @@ class Room:
             "joinable": self.status != PLAYING and len(self.members) < self.settings.max_players,
         }
 
-    async def cmd_add_spectator(self) -> tuple[str, str]:
+    async def cmd_add_spectator(self, device: str = "") -> tuple[str, str]:
         """A spectator pass (a shared screen): (spectator id, token). Refused when the
-        room has `max_spectators` passes already; allowed in any phase (no seat is taken)."""
+        room has `max_spectators` passes already, or to a device a ban names; allowed in
+        any phase (no seat is taken)."""
         if self.status == CLOSED:
             raise RoomError(404, "unknown_room", "no such room")
+        self._refuse_banned_device(device)
         limit = self.settings.max_spectators
         if len(self.spectators) >= limit:
             raise RoomError(409, P.SPECTATORS_FULL, f"the room has its {limit} spectator screens")
         now = self.now()
         self.next_spectator += 1
-        spectator = Spectator(spectator_id(self.next_spectator), now)
+        spectator = Spectator(spectator_id(self.next_spectator), now, device=device)
         token = new_token()
         await self.store.add_spectator(self.code, spectator.id, hash_token(token), now)
+        if device:
+            await self.store.set_device(self.code, spectator.id, device)
         self.spectators[spectator.id] = spectator
         self.last_activity = now
         self._broadcast_room()
+        self._schedule()  # it expires if no screen connects to it
         return spectator.id, token
 
     def _sockets(self) -> list[Member | Spectator]:
@@ -404,12 +437,20 @@ class Room:
             conn.send(P.error(P.LEFT, "this spectator pass was given back"))
             conn.close(P.CLOSE_LEFT, "left")
             return False
+        if conn.device and conn.device in self.banned_devices:
+            # A pass taken elsewhere, opened in a banned browser: it ends here.
+            self.post(self._remove_pass, spectator, P.CLOSE_KICKED)
+            conn.send(P.error(P.KICKED, "the host removed you from this room"))
+            conn.close(P.CLOSE_KICKED, "banned")
+            return False
         if spectator.conn is not None and spectator.conn is not conn:
             old = spectator.conn
             old.send(P.error(P.REPLACED, "this screen was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         spectator.conn = conn
+        spectator.offline_since, spectator.seen = None, True
         self.last_activity = self.now()
+        self._schedule()  # a watched pass never expires
         self._send_welcome(spectator)
         conn.send_room(self._room_text())
         self._broadcast_room()  # the count of screens watching changed
@@ -422,9 +463,11 @@ class Room:
         if spectator is not None:
             if spectator.conn is conn:
                 spectator.conn = None
+                spectator.offline_since = self.now()
                 self._last_view.pop(pid, None)
                 self.voice.drop(pid)
                 self._broadcast_room()
+                self._schedule()  # its idle time starts now
             return
         member = self.members.get(pid)
         if member is None or member.conn is not conn:
@@ -450,10 +493,21 @@ class Room:
             **({"spectator": member.id} if watching else {}),
             "room": self.code,
             "server_time": self.clock(),
-            "ice_servers": client_ice_servers(self.settings, member.id, self.clock()),
+            "ice_servers": self._ice_servers(member),
             "voice": VoiceLink.available(),
             **(self.welcome_extra() if self.welcome_extra else {}),
         })
+
+    def _ice_servers(self, member: Member | Spectator) -> list[dict[str, Any]]:
+        """The ICE servers of one socket, TURN credentials bound to its seat (fresh)."""
+        conn = member.conn
+        return seat_ice_servers(self.settings, self.code, conn.token_hash if conn else "",
+                                self.clock(), spectator=isinstance(member, Spectator))
+
+    def _on_ice(self, member: Member | Spectator, msg: P.Ice) -> None:
+        # Credentials live minutes: the client asks for fresh ones before they run out.
+        member.conn.send({"type": "ice_servers", **({"ref": msg.ref} if msg.ref else {}),
+                          "server_time": self.clock(), "ice_servers": self._ice_servers(member)})
 
     def _send_picture(self, member: Member | Spectator) -> None:
         """The player's view again, and the whispers aimed at them."""
@@ -502,12 +556,7 @@ class Room:
             return
         if msg.type == "leave":
             # The pass is given back: its token stops working, a place is free.
-            del self.spectators[spectator.id]
-            await self.store.remove_spectator(self.code, spectator.id)
-            self.voice.drop(spectator.id)
-            spectator.conn = None
-            conn.close(P.CLOSE_LEFT, "left")
-            self._broadcast_room()
+            await self._remove_pass(spectator, P.CLOSE_LEFT)
             return
         try:
             getattr(self, "_on_" + msg.type)(spectator, msg)
@@ -590,8 +639,34 @@ class Room:
             raise RoomError(409, P.WRONG_PHASE, "a rematch follows a finished game")
         await self._start_game()
 
+    async def _remove_pass(self, spectator: Spectator, close: int | None = None) -> None:
+        """A pass ends: given back (`close` 4004), removed by the host (4003), or
+        expired (no screen on it). Its token stops working and its place is free."""
+        if self.spectators.get(spectator.id) is not spectator:
+            return
+        del self.spectators[spectator.id]
+        await self.store.remove_spectator(self.code, spectator.id)
+        self.voice.drop(spectator.id)  # an offer still being answered is dropped too
+        self._offers.pop(spectator.id, None)
+        self._last_view.pop(spectator.id, None)
+        conn, spectator.conn = spectator.conn, None
+        if conn is not None:
+            if close == P.CLOSE_LEFT:
+                conn.close(P.CLOSE_LEFT, "left")
+            else:
+                conn.send(P.error(P.KICKED, "the host removed this screen"))
+                conn.close(P.CLOSE_KICKED, "removed")
+        self._broadcast_room()
+        self._schedule()
+
     async def _on_kick(self, member: Member, msg: P.Kick) -> None:
         self._require_host(member)
+        spectator = self.spectators.get(msg.player)
+        if spectator is not None:
+            # A pass holds no seat: the host may remove one in any phase. No ban: a pass
+            # has no name, and the real TV may come back by asking for a new one.
+            await self._remove_pass(spectator, P.CLOSE_KICKED)
+            return
         if self.status == PLAYING:
             raise RoomError(409, P.WRONG_PHASE, "players can be kicked between games only")
         target = self.members.get(msg.player)
@@ -599,9 +674,17 @@ class Room:
             raise RoomError(404, P.UNKNOWN_PLAYER, "no such player to kick")
         # The token stays out, and so does the name (its folded form) for the room's life:
         # a kicked player cannot take a new seat under it unless the host lets them back.
-        if self._banned(target.name) is None:
-            self.banned.append(target.name)
-            await self.store.add_ban(self.code, target.name, self.now())
+        # So do the devices of the seat (the one it joined from, the one its socket is
+        # open in): no pass, no seat under another name, for that browser.
+        name = self._banned(target.name) or target.name
+        devices = {target.device, target.conn.device if target.conn else ""} - {""}
+        if name not in self.banned:
+            self.banned.append(name)
+        self.banned_devices.update((d, name) for d in devices)
+        await self.store.add_ban(self.code, name, self.now(), sorted(devices))
+        # Every pass that browser holds ends with the seat (its voice with it).
+        for spectator in [s for s in self.spectators.values() if s.device in devices]:
+            await self._remove_pass(spectator, P.CLOSE_KICKED)
         await self._remove(target, KICKED)
 
     async def _on_unban(self, member: Member, msg: P.Unban) -> None:
@@ -610,6 +693,7 @@ class Room:
         if name is None:
             raise RoomError(404, P.NOT_BANNED, "nobody of that name was removed")
         self.banned.remove(name)
+        self.banned_devices = {d: n for d, n in self.banned_devices.items() if n != name}
         await self.store.remove_ban(self.code, name)
         self._broadcast_room()
 
@@ -886,6 +970,9 @@ class Room:
             "max_players": self.settings.max_players,
             # Shared screens watching now (never who: a spectator has no name).
             "spectators": sum(1 for s in self.spectators.values() if s.online),
+            # Every pass, watched or not, so the host can remove one (no token, no address).
+            "passes": [{"id": s.id, "online": s.online}
+                       for s in sorted(self.spectators.values(), key=lambda s: pass_number(s.id))],
             "evening": evening,
             "banned": list(self.banned),
         }
@@ -940,14 +1027,19 @@ class Room:
         self.host = row.host
         self.results = await self.store.results(self.code)
         self.banned = await self.store.bans(self.code)
+        self.banned_devices = await self.store.banned_devices(self.code)
+        devices = await self.store.devices(self.code)
         now = self.clock()
         for p in await self.store.players(self.code):
             self.next_seat = max(self.next_seat, p.seat)
             if p.kicked == IN_ROOM:
                 self.members[p.id] = Member(p.id, p.name, p.color, p.seat, p.joined,
-                                            offline_since=now)
+                                            offline_since=now, device=devices.get(p.id, ""))
         for sid, joined in await self.store.spectators(self.code):
-            self.spectators[sid] = Spectator(sid, joined)
+            # Whether a screen was on it is not stored: after a restart every pass has
+            # `spectator_idle_ttl` from now to be watched again.
+            self.spectators[sid] = Spectator(sid, joined, offline_since=now, seen=True,
+                                             device=devices.get(sid, ""))
             self.next_spectator = max(self.next_spectator, int(sid[1:]))
         if self.host not in self.members:
             await self._set_host(self._next_host(after=None))

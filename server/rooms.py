@@ -97,11 +97,13 @@ class Rooms:
         return self.rooms.get(code)
 
     async def create(self, name: str, color: str | None, preset: str | None,
-                     lang: str | None, address: str | None = None) -> tuple[Room, str, str]:
+                     lang: str | None, address: str | None = None,
+                     device: str = "") -> tuple[Room, str, str]:
         """A new room with its creator as host: (room, player id, token).
 
         `address`: the creator's client address; one address may have at most
-        `max_rooms_per_address` live rooms (429 `too_many_rooms_here`).
+        `max_rooms_per_address` live rooms (429 `too_many_rooms_here`); `device`: the
+        hash of the creator's device cookie (a later ban of the seat names it).
         """
         preset = preset or "intruso"
         if preset not in game.PRESETS:
@@ -135,7 +137,7 @@ class Rooms:
         self.rooms[code] = room
         if address is not None:
             self.creators[code] = address
-        pid, token = await room.call(room.cmd_add_member, name, color)
+        pid, token = await room.call(room.cmd_add_member, name, color, device)
         return room, pid, token
 
     async def resolve(self, token: str) -> tuple[Room | str, str] | str:

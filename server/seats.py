@@ -41,6 +41,7 @@ class Member:
     joined: float
     conn: Connection | None = None
     offline_since: float | None = None
+    device: str = ""  # the hash of the device cookie it joined with ("" when none)
 
     @property
     def online(self) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from server.connection import Connection
 
 # What a spectator's socket may send; anything else is refused with `spectator`.
-SPECTATOR_MESSAGES = frozenset({"hello", "ping", "rtc_offer", "rtc_ice", "leave"})
+SPECTATOR_MESSAGES = frozenset({"hello", "ping", "rtc_offer", "rtc_ice", "ice", "leave"})
 
 
 @dataclass
@@ -26,10 +26,31 @@ class Spectator:
     id: str
     joined: float
     conn: Connection | None = None
+    # When its screen went away (None while one is connected, or before the first), and
+    # whether one ever connected: a pass nobody watches is dropped after a while.
+    offline_since: float | None = None
+    seen: bool = False
+    device: str = ""  # the hash of the device cookie that took it ("" when none)
 
     @property
     def online(self) -> bool:
         return self.conn is not None
+
+    def expires_at(self, idle_ttl: float, claim_ttl: float) -> float | None:
+        """When this pass is dropped if no screen connects first (None while one is):
+        `idle_ttl` after its screen went away, `claim_ttl` after it was taken if no
+        screen ever connected (a pass grabbed to hold a place expires sooner)."""
+        if self.conn is not None:
+            return None
+        if self.seen:
+            return (self.offline_since if self.offline_since is not None else self.joined) \
+                + idle_ttl
+        return self.joined + claim_ttl
+
+
+def pass_number(sid: str) -> int:
+    """The n of pass id "sN" (passes are listed in the order they were taken)."""
+    return int(sid[1:])
 
 
 def spectator_id(n: int) -> str:

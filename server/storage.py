@@ -14,6 +14,7 @@ either, as far as this node knows).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from server.store import ActionRow, GameRow, PlayerRow, RoomRow, Store
@@ -66,9 +67,13 @@ class RoomStore(Protocol):
     async def spectators(self, code: str) -> list[tuple[str, float]]: ...
     async def remove_spectator(self, code: str, sid: str) -> None: ...
     async def find_spectator(self, token_hash: str) -> tuple[str, str] | None: ...
-    async def add_ban(self, code: str, name: str, now: float) -> None: ...
+    async def add_ban(self, code: str, name: str, now: float,
+                      devices: Iterable[str] = ()) -> None: ...
     async def remove_ban(self, code: str, name: str) -> None: ...
     async def bans(self, code: str) -> list[str]: ...
+    async def banned_devices(self, code: str) -> dict[str, str]: ...
+    async def set_device(self, code: str, who: str, device: str) -> None: ...
+    async def devices(self, code: str) -> dict[str, str]: ...
     async def start_game(self, code: str, game: GameRow) -> None: ...
     async def append_action(self, code: str, n: int, action: ActionRow) -> None: ...
     async def end_game(self, code: str, n: int, now: float, result: Any) -> None: ...
@@ -136,14 +141,24 @@ class SqliteRoomStore:
     async def find_spectator(self, token_hash: str) -> tuple[str, str] | None:
         return self.sync.find_spectator(token_hash)
 
-    async def add_ban(self, code: str, name: str, now: float) -> None:
-        self.sync.add_ban(code, name, now)
+    async def add_ban(self, code: str, name: str, now: float,
+                      devices: Iterable[str] = ()) -> None:
+        self.sync.add_ban(code, name, now, devices)
 
     async def remove_ban(self, code: str, name: str) -> None:
         self.sync.remove_ban(code, name)
 
     async def bans(self, code: str) -> list[str]:
         return self.sync.bans(code)
+
+    async def banned_devices(self, code: str) -> dict[str, str]:
+        return self.sync.banned_devices(code)
+
+    async def set_device(self, code: str, who: str, device: str) -> None:
+        self.sync.set_device(code, who, device)
+
+    async def devices(self, code: str) -> dict[str, str]:
+        return self.sync.devices(code)
 
     async def start_game(self, code: str, game: GameRow) -> None:
         self.sync.start_game(code, game)

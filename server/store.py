@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,18 @@ CREATE TABLE IF NOT EXISTS spectators (
     token_hash TEXT NOT NULL UNIQUE,  -- sha256(token), as for players
     joined     REAL NOT NULL,
     PRIMARY KEY (room, id)
+);
+CREATE TABLE IF NOT EXISTS devices (
+    room   TEXT NOT NULL,
+    who    TEXT NOT NULL,             -- a player id (p3) or a spectator pass id (s2)
+    device TEXT NOT NULL,             -- sha256 of the browser's device cookie
+    PRIMARY KEY (room, who)
+);
+CREATE TABLE IF NOT EXISTS ban_devices (
+    room   TEXT NOT NULL,
+    device TEXT NOT NULL,             -- a device a ban keeps out (sha256, as above)
+    name   TEXT NOT NULL,             -- the ban it belongs to (bans.name)
+    PRIMARY KEY (room, device)
 );
 CREATE INDEX IF NOT EXISTS rooms_status ON rooms(status);
 """
@@ -258,12 +271,35 @@ class Store:
 
     # Bans: names the host kicked, kept out of the room until let back in -----
 
-    def add_ban(self, code: str, name: str, now: float) -> None:
-        self.db.execute("INSERT OR IGNORE INTO bans (room, name, since) VALUES (?, ?, ?)",
-                        (code, name, now))
+    def add_ban(self, code: str, name: str, now: float, devices: Iterable[str] = ()) -> None:
+        """Ban `name`, and the `devices` (hashes) its person used: every door stays shut."""
+        with self._tx():
+            self.db.execute("INSERT OR IGNORE INTO bans (room, name, since) VALUES (?, ?, ?)",
+                            (code, name, now))
+            self.db.executemany(
+                "INSERT OR REPLACE INTO ban_devices (room, device, name) VALUES (?, ?, ?)",
+                [(code, d, name) for d in devices])
 
     def remove_ban(self, code: str, name: str) -> None:
-        self.db.execute("DELETE FROM bans WHERE room = ? AND name = ?", (code, name))
+        """Let `name` back in, and the devices banned with it."""
+        with self._tx():
+            self.db.execute("DELETE FROM bans WHERE room = ? AND name = ?", (code, name))
+            self.db.execute("DELETE FROM ban_devices WHERE room = ? AND name = ?", (code, name))
+
+    def banned_devices(self, code: str) -> dict[str, str]:
+        """The devices (hashes) a ban keeps out of the room: device -> banned name."""
+        return dict(self.db.execute("SELECT device, name FROM ban_devices WHERE room = ?",
+                                    (code,)))
+
+    # Devices: which browser took each seat and pass (so a ban can name it) ------
+
+    def set_device(self, code: str, who: str, device: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO devices (room, who, device) VALUES (?, ?, ?)",
+                        (code, who, device))
+
+    def devices(self, code: str) -> dict[str, str]:
+        """Seat or pass id -> the hash of the device that took it."""
+        return dict(self.db.execute("SELECT who, device FROM devices WHERE room = ?", (code,)))
 
     def bans(self, code: str) -> list[str]:
         """The banned names of a room, oldest first."""

@@ -136,3 +136,24 @@ async def test_spectator_passes_are_kept_found_by_token_and_given_back(store):
     await store.remove_spectator("SPECT", "s1")
     assert await store.find_spectator(hash_token("tv-1")) is None
     assert await store.spectators("SPECT") == [("s2", 201.0)]
+
+
+async def test_issue29_7_devices_and_banned_devices_are_kept_and_lifted_with_the_name(store):
+    """Issue 29 item 7: a ban covers every door, so the store keeps which device (the hash
+    of a browser's device cookie) took each seat and pass, and the devices a ban names;
+    letting the name back in lifts its devices too. Both stores agree."""
+    await _room_with_players(store, "DEVCS", 2)
+    await store.add_spectator("DEVCS", "s1", hash_token("tv-1"), 200.0)
+    await store.set_device("DEVCS", "p1", "d-ada")
+    await store.set_device("DEVCS", "p2", "d-bob")
+    await store.set_device("DEVCS", "s1", "d-bob")
+    assert await store.devices("DEVCS") == {"p1": "d-ada", "p2": "d-bob", "s1": "d-bob"}
+    assert await store.banned_devices("DEVCS") == {}
+    await store.add_ban("DEVCS", "Bob", 300.0, ["d-bob", "d-bob2"])
+    await store.add_ban("DEVCS", "Cy", 301.0)
+    assert await store.bans("DEVCS") == ["Bob", "Cy"]
+    assert await store.banned_devices("DEVCS") == {"d-bob": "Bob", "d-bob2": "Bob"}
+    await store.remove_ban("DEVCS", "Bob")
+    assert await store.bans("DEVCS") == ["Cy"]
+    assert await store.banned_devices("DEVCS") == {}
+    assert await store.devices("DEVCS") == {"p1": "d-ada", "p2": "d-bob", "s1": "d-bob"}

@@ -61,3 +61,84 @@ async def test_a_kicked_name_stays_out_until_the_host_lets_it_back_even_after_a_
             await Client(bob.base_url, bob.code, bob.player, bob.token).connect()
     finally:
         await close_all(clients)
+
+
+def watch(srv, code: str, device: str | None = None) -> httpx.Response:
+    cookies = {"sussurro_device": device} if device else None
+    return httpx.post(srv.url(f"/api/rooms/{code}/watch"), cookies=cookies)
+
+
+async def test_issue29_7_a_ban_keeps_the_person_out_of_every_door_of_the_room(server):
+    """Issue 29 item 7: a kicked person's name was refused but `POST /watch` gave them a
+    pass, with the room's views and voice. The ban now also names the devices (the
+    browser's `sussurro_device` cookie) of the kicked seat: that browser gets no pass and
+    no seat under another name, every pass it held is closed at the kick, and letting the
+    name back in lets the device back too."""
+    bob_device = "bobs-browser-" + "x" * 20
+    tv_device = "the-real-tv-" + "y" * 20
+    host = await Client.create(server.base_url, "Ada")
+    r = httpx.post(server.url(f"/api/rooms/{host.code}/join"), json={"name": "Bob"},
+                   cookies={"sussurro_device": bob_device})
+    assert r.status_code == 200, r.text
+    bob = Client(server.base_url, host.code, r.json()["player"], r.json()["token"])
+    # Bob's browser also opened the room's shared screen; the real TV has its own.
+    r = watch(server, host.code, bob_device)
+    bobs_pass = Client(server.base_url, host.code, r.json()["spectator"], r.json()["token"])
+    r = watch(server, host.code, tv_device)
+    tv = Client(server.base_url, host.code, r.json()["spectator"], r.json()["token"])
+    clients = [host, bob, bobs_pass, tv]
+    try:
+        for c in clients:
+            await c.connect()
+        mark = host.mark()
+        await host.send("kick", player=bob.player)
+        room = await host.wait_for(lambda m: m["type"] == "room" and len(m["players"]) == 1
+                                   and len(m["passes"]) == 1, since=mark)
+        assert room["banned"] == ["Bob"]
+        assert room["passes"] == [{"id": tv.player, "online": True}]
+        # Bob's seat and Bob's pass are closed; the real TV still watches.
+        assert await bob.wait_closed() == 4003
+        assert await bobs_pass.wait_closed() == 4003
+        assert bobs_pass.errors[-1]["code"] == "kicked"
+        assert not tv.closed
+        # The pass's token no longer opens anything (so no voice offer is ever answered).
+        with pytest.raises(ConnectionError):
+            await Client(server.base_url, host.code, bobs_pass.player,
+                         bobs_pass.token).connect(timeout=3)
+        # Bob's browser gets no new pass, and no seat under another name.
+        r = watch(server, host.code, bob_device)
+        assert (r.status_code, r.json()["code"]) == (403, "banned"), r.text
+        r = httpx.post(server.url(f"/api/rooms/{host.code}/join"), json={"name": "Roberto"},
+                       cookies={"sussurro_device": bob_device})
+        assert (r.status_code, r.json()["code"]) == (403, "banned"), r.text
+        # Another browser still does (a ban is no lock on the room).
+        assert watch(server, host.code, "someone-else-" + "z" * 20).status_code == 200
+        # The ban survives a restart, devices included.
+        await close_all(clients)
+        server.restart()
+        r = watch(server, host.code, bob_device)
+        assert (r.status_code, r.json()["code"]) == (403, "banned"), r.text
+        # Let back in: the name and the device.
+        await host.connect()
+        mark = host.mark()
+        await host.send("unban", name="Bob")
+        await host.wait_for(lambda m: m["type"] == "room" and m["banned"] == [], since=mark)
+        assert watch(server, host.code, bob_device).status_code == 200
+    finally:
+        await close_all(clients)
+
+
+async def test_issue29_7_the_server_gives_each_browser_a_device_cookie_once(server):
+    """The device cookie is set (HttpOnly, SameSite) on a create, join or watch that
+    came without one, and kept when the browser sends a well-formed one."""
+    with httpx.Client(base_url=server.base_url) as browser:
+        r = browser.post("/api/rooms", json={"name": "Ada"})
+        assert r.status_code == 200
+        cookie = r.headers["set-cookie"]
+        assert cookie.startswith("sussurro_device=") and "HttpOnly" in cookie
+        assert "samesite=lax" in cookie.lower()
+        first = browser.cookies["sussurro_device"]
+        code = r.json()["code"]
+        r = browser.post(f"/api/rooms/{code}/watch")
+        assert r.status_code == 200 and "set-cookie" not in r.headers
+        assert browser.cookies["sussurro_device"] == first

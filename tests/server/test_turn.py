@@ -24,8 +24,10 @@ import pytest
 from aioice import stun, turn
 
 from server.client import Client
+from server.codes import hash_token
 from server.config import Settings
-from server.turn import client_ice_servers, turn_credential, turn_username
+from server.turn import client_ice_servers, turn_credential, turn_user, turn_username
+from tests.server.roomkit import close_all
 from tests.support.server_proc import ServerProc
 
 SECRET = "correct horse battery staple"
@@ -73,14 +75,90 @@ async def test_the_welcome_carries_fresh_turn_credentials(tmp_path):
         before = time.time()
         await ada.connect()
         entry = ada.welcome["ice_servers"][-1]
-        expiry, player = entry["username"].split(":")
-        assert player == ada.player
+        expiry, user = entry["username"].split(":")
+        # The seat's opaque id, not the player id (issue 29 item 11).
+        assert user == turn_user(SECRET, ada.code, hash_token(ada.token))
         assert before + 600 - 2 <= int(expiry) <= time.time() + 600
         assert entry["credential"] == turn_credential(SECRET, entry["username"])
         assert SECRET not in str(ada.messages)
         await ada.close()
     finally:
         await asyncio.to_thread(srv.stop)
+
+
+async def test_issue29_11_turn_credentials_are_bound_to_the_seat_short_lived_and_not_for_passes(
+        tmp_path):
+    """Issue 29 item 11: two players called the same (both p1, both "Ada") in two rooms got
+    the same username and credential in the same second, and passes got them too, for 12 h.
+    Now the username is "EXPIRY:ID" with ID derived (keyed by the secret) from the room and
+    the seat's token: never the name or the player id; EXPIRY is the configured short life,
+    renewed at every welcome and on `ice`; a spectator pass gets none."""
+    srv = ServerProc(tmp_path / "s.db", env={
+        "SUSSURRO_TURN_URLS": "turn:127.0.0.1:3478", "SUSSURRO_TURN_SECRET": SECRET,
+        "SUSSURRO_TURN_TTL": "300"})
+    await asyncio.to_thread(srv.start)
+    clients: list[Client] = []
+    try:
+        a = await Client.create(srv.base_url, "Ada")
+        b = await Client.create(srv.base_url, "Ada")
+        clients += [a, b]
+        assert a.player == b.player == "p1" and a.code != b.code
+        before = time.time()
+        await a.connect()
+        await b.connect()
+        ea, eb = a.welcome["ice_servers"][-1], b.welcome["ice_servers"][-1]
+        assert ea["username"] != eb["username"] and ea["credential"] != eb["credential"]
+        for entry, c in ((ea, a), (eb, b)):
+            expiry, user = entry["username"].split(":")
+            assert before + 300 - 2 <= int(expiry) <= time.time() + 300  # the short life
+            assert "Ada" not in user and user != c.player and c.code not in user
+            assert user == turn_user(SECRET, c.code, hash_token(c.token))
+            assert entry["credential"] == turn_credential(SECRET, entry["username"])
+        # A reconnect, or the client's `ice` request, gives fresh ones for the same seat.
+        mark = a.mark()
+        await a.send("ice")
+        fresh = (await a.wait_for(lambda m: m["type"] == "ice_servers", since=mark))
+        assert fresh["ice_servers"][-1]["username"].split(":")[1] == ea["username"].split(":")[1]
+        assert int(fresh["ice_servers"][-1]["username"].split(":")[0]) >= int(
+            ea["username"].split(":")[0])
+        # A spectator pass gets no TURN entry (the settings' ICE servers only, none here),
+        # and asking gets none either.
+        tv = await Client.watch(srv.base_url, a.code)
+        clients.append(tv)
+        await tv.connect()
+        assert tv.welcome["ice_servers"] == []
+        mark = tv.mark()
+        await tv.send("ice")
+        got = await tv.wait_for(lambda m: m["type"] in ("ice_servers", "error"), since=mark)
+        assert got["type"] == "ice_servers" and got["ice_servers"] == []
+    finally:
+        await close_all(clients)
+        await asyncio.to_thread(srv.stop)
+
+
+async def test_issue29_11_passes_get_turn_only_when_the_setting_says_so(tmp_path):
+    srv = ServerProc(tmp_path / "s.db", env={
+        "SUSSURRO_TURN_URLS": "turn:127.0.0.1:3478", "SUSSURRO_TURN_SECRET": SECRET,
+        "SUSSURRO_TURN_SPECTATORS": "1"})
+    await asyncio.to_thread(srv.start)
+    try:
+        host = await Client.create(srv.base_url, "Ada")
+        tv = await Client.watch(srv.base_url, host.code)
+        await tv.connect()
+        entry = tv.welcome["ice_servers"][-1]
+        assert entry["username"].split(":")[1] == turn_user(SECRET, host.code,
+                                                            hash_token(tv.token))
+        await tv.close()
+    finally:
+        await asyncio.to_thread(srv.stop)
+
+
+def test_issue29_11_the_turn_id_depends_on_room_token_and_secret_only():
+    base = turn_user(SECRET, "ABCDE", "h" * 64)
+    assert base == turn_user(SECRET, "ABCDE", "h" * 64)
+    assert len({base, turn_user(SECRET, "ABCDF", "h" * 64), turn_user(SECRET, "ABCDE", "g" * 64),
+                turn_user(SECRET + "!", "ABCDE", "h" * 64)}) == 4
+    assert ":" not in base and len(base) >= 20  # a username field, not guessable
 
 
 # ---- a real TURN server -------------------------------------------------------------
@@ -139,7 +217,9 @@ async def allocate(addr, username: str, password: str) -> tuple[str, int]:
 async def test_coturn_accepts_the_credentials_until_they_expire(coturn):
     addr, log = coturn
     s = Settings(turn_urls=f"turn:{addr[0]}:{addr[1]}", turn_secret=SECRET, turn_ttl=60)
-    fresh = client_ice_servers(s, "p1", time.time())[-1]
+    # The username a seat gets (issue 29 item 11: "EXPIRY:ID", ID bound to room and token).
+    seat = turn_user(SECRET, "ABCDE", hash_token("a seat token"))
+    fresh = client_ice_servers(s, seat, time.time())[-1]
     relayed = None
     deadline = time.monotonic() + 10
     while relayed is None:  # coturn needs a moment to open its port
@@ -151,7 +231,7 @@ async def test_coturn_accepts_the_credentials_until_they_expire(coturn):
             await asyncio.sleep(0.2)
     assert relayed[0] == "127.0.0.1" and relayed[1] > 0
     # Expired a few seconds ago: refused.
-    expired = turn_username("p1", time.time(), -5)
+    expired = turn_username(seat, time.time(), -5)
     with pytest.raises(stun.TransactionFailed, match="401"):
         await allocate(addr, expired, turn_credential(SECRET, expired))
     # Made with another secret: refused.

@@ -19,6 +19,7 @@ let bestRtt = Infinity;
 let iceServers = [];
 let serverVoice = true;
 let welcomed = false;  // the current socket got its welcome
+let iceTimer = null;
 
 // docs/protocol.md's close codes that mean "do not come back".
 const CLOSE_REASONS = {
@@ -128,6 +129,7 @@ export function leaveRoom(reason = null) {
   if (code) (state.spectator ? storage.tv : storage.seat).clear(code);
   if (conn) conn.close();
   conn = null;
+  clearTimeout(iceTimer);
   voice?.close();
   // A forgotten seat (bad token) can be taken again from the same link; otherwise go home.
   const tail = state.spectator ? "/tv" : "";
@@ -147,7 +149,7 @@ export function send(msg) {
   // peer: the welcome starts the voice anyway.
   if (msg.type === "rtc_offer" && !welcomed) return false;
   const ok = conn?.send(msg) ?? false;
-  if (!ok && msg.type !== "ping" && msg.type !== "rtc_offer") {
+  if (!ok && msg.type !== "ping" && msg.type !== "rtc_offer" && msg.type !== "ice") {
     update({ lastError: { code: "offline", message: t("error.offline"), at: Date.now() } });
   }
   return ok;
@@ -172,12 +174,19 @@ export function handleMessage(msg) {
       // `room` here is the code; the full room follows in its own message.
       update({ player: msg.player ?? state.player, spectator: msg.spectator ?? null });
       iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
+      refreshIceLater(msg.server_time);
       serverVoice = msg.voice !== false;
       voice?.resetCount();
       // Every (re)connection gets a fresh RTCPeerConnection: the old peer died with the socket.
       startVoice();
       // My own volumes are kept on this device: the server hears them again on each socket.
       volumes.resend();
+      break;
+    case "ice_servers":
+      // Fresh TURN credentials: a voice that starts over from now on uses them.
+      iceServers = Array.isArray(msg.ice_servers) ? msg.ice_servers : [];
+      if (voice) voice.iceServers = iceServers;
+      refreshIceLater(msg.server_time);
       break;
     case "room": {
       const { type, ...room } = msg;
@@ -232,6 +241,21 @@ export function handleMessage(msg) {
     default:
       break;
   }
+}
+
+/**
+ * TURN credentials ("EXPIRY:ID") live minutes (docs/deploy.md): ask the server for fresh
+ * ones (`ice`) at four fifths of their life, so a voice that has to start over mid-evening
+ * still gets a relay.
+ */
+function refreshIceLater(serverTime) {
+  clearTimeout(iceTimer);
+  const expiries = iceServers
+    .map((s) => Number.parseInt(String(s.username || "").split(":")[0], 10))
+    .filter((n) => Number.isFinite(n) && n > 0);
+  if (!expiries.length || typeof serverTime !== "number") return;
+  const life = Math.min(...expiries) - serverTime;
+  iceTimer = setTimeout(() => send({ type: "ice" }), Math.max(5, life * 0.8) * 1000);
 }
 
 function onView(view) {

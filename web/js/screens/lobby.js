@@ -50,6 +50,28 @@ export function nextRules() {
   return details;
 }
 
+/**
+ * Every spectator pass of the room, watched or not: the host removes one that is not the
+ * room's own screen (anyone with the code may take a pass; an unwatched one also expires).
+ */
+function passList(passes) {
+  if (!passes?.length) return null;
+  return h("div", { class: "passes", id: "tv-passes" },
+    h("h3", {}, t("tv.passes")),
+    h("ul", { class: "pass-list" }, passes.map((p) => h("li", { class: "pass-row", "data-sid": p.id },
+      h("span", {
+        class: `dot ${p.online ? "dot-on" : "dot-off"}`, role: "img",
+        "aria-label": p.online ? t("tv.pass_online") : t("tv.pass_offline"),
+      }),
+      h("span", { class: "pname" }, t("tv.pass_name", { id: p.id }), " ",
+        h("span", { class: "hint" }, p.online ? t("tv.pass_online") : t("tv.pass_offline"))),
+      h("button", {
+        class: "btn btn-ghost pass-remove", "data-sid": p.id,
+        "aria-label": t("tv.pass_remove_label", { id: p.id }),
+        onclick: () => session.send({ type: "kick", player: p.id }),
+      }, t("tv.pass_remove"))))));
+}
+
 export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
   const tv = h("section", { class: "card tv-link-card" });
@@ -87,12 +109,13 @@ export function mountLobby(root) {
     // The shared screen (issue 13): the host puts it on a TV or a laptop for the room.
     const tvLink = `${link}/tv`;
     tv.hidden = !amHost;
-    region(tv, [amHost, tvLink, room.spectators, t("tv.screen")], () => (amHost ? [
+    region(tv, [amHost, tvLink, room.spectators, room.passes, t("tv.screen")], () => (amHost ? [
       h("h2", {}, t("tv.screen")),
       h("p", { class: "hint" }, t("tv.screen_hint")),
       h("div", { class: "link-row" },
         h("a", { class: "link", id: "tv-link", href: tvLink, target: "_blank", rel: "noopener" }, tvLink)),
       room.spectators ? h("p", { class: "hint", id: "tv-watching" }, t("tv.watching", { n: room.spectators })) : null,
+      passList(room.passes),
       h("img", {
         class: "qr", id: "tv-qr", src: `/api/rooms/${encodeURIComponent(code)}/tv-qr.svg`, width: 132, height: 132,
         alt: t("tv.screen_qr", { code }),
