@@ -357,14 +357,10 @@ export function whisperStart(to) {
 }
 
 /** Let go of a whisper (the finger lifted) or of a hush (the finger, or the banner's
- * button). Offline, the server has ended the whisper and hushed me when my socket
- * closed: the page says so, and the next welcome confirms it. */
+ * button). Offline, the server ended the whisper and hushed me when my socket closed;
+ * the next welcome says so and the page shows the hush again. */
 export function whisperStop() {
-  const was = state.whisperingTo || state.whisperHeld;
-  if (was && !send({ type: "whisper_stop" })) {
-    update({ whisperingTo: null, whisperHeld: was, whisperHeldTap: true });
-    return;
-  }
+  if (state.whisperingTo || state.whisperHeld) send({ type: "whisper_stop" });
   update({ whisperingTo: null, whisperHeld: null, whisperHeldTap: false });
 }
 
