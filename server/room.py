@@ -60,7 +60,7 @@ from server.storage import (
 from server.throttle import TokenBucket
 from server.turn import seat_ice_servers
 from server.voicelink import VoiceLink, routing
-from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, Note, Whispers
+from server.whispers import TARGET_LEFT, TARGET_NO_VOICE, WHISPERER_LEFT, Note, Whispers
 
 log = logging.getLogger(__name__)
 
@@ -408,13 +408,14 @@ class Room:
             return False
         if member.conn is not None and member.conn is not conn:
             old = member.conn
+            # A new tab holds no whisper: the old tab's ends, and the seat stays hushed
+            # (heard by nobody) until the new page's own gesture, as after a socket blip.
+            self._whisper_change(self.whispers.end_from(member.id, WHISPERER_LEFT))
             old.send(P.error(P.REPLACED, "this seat was opened in another tab"))
             old.close(P.CLOSE_REPLACED, "replaced")
         member.conn = conn
-        if member.id in self.whispers.hushed:
-            # A new socket is a new page: nobody holds a whisper there.
-            self.whispers.release(member.id)
-            self._apply_routing()
+        # A hush is kept across sockets (the welcome tells the new page): releasing it
+        # here would put a whisperer whose socket blipped on the public bus, unasked.
         was_away = member.offline_since is not None
         member.offline_since = None
         now = self.now()
@@ -495,6 +496,7 @@ class Room:
             "server_time": self.clock(),
             "ice_servers": self._ice_servers(member),
             "voice": VoiceLink.available(),
+            **({} if watching else {"whisper": self._whisper_state(member.id)}),
             **(self.welcome_extra() if self.welcome_extra else {}),
         })
 
@@ -508,6 +510,16 @@ class Room:
         # Credentials live minutes: the client asks for fresh ones before they run out.
         member.conn.send({"type": "ice_servers", **({"ref": msg.ref} if msg.ref else {}),
                           "server_time": self.clock(), "ice_servers": self._ice_servers(member)})
+
+    def _whisper_state(self, pid: str) -> dict[str, Any] | None:
+        """What a new socket of `pid` must show of their whisper: null, or their hush and
+        whether the old whisper may be resumed now (the page does so with a new
+        `whisper_start` only while the finger that started it is still down)."""
+        dst = self.whispers.hushed.get(pid)
+        if dst is None:
+            return None
+        resumable = dst in self.members and dst in self._whisper_targets(pid)
+        return {"to": dst, "hushed": True, "resumable": resumable}
 
     def _send_picture(self, member: Member | Spectator) -> None:
         """The player's view again, and the whispers aimed at them."""

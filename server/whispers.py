@@ -10,8 +10,11 @@ their voice connection, or the game no longer allows it) never puts the
 whisperer back on the public bus: they may still be talking low, meaning it
 for one ear. They are *hushed*, heard by nobody, and told at once
 (`hushed: true`); the hush lasts until they let go (`whisper_stop`, which a
-client sends when the finger lifts), start another whisper, or their socket
-closes (a new socket is a new page, nobody is holding a whisper there).
+client sends when the finger lifts or on an explicit tap), start another
+whisper, or a new game starts. A socket change is no gesture: the whisperer's
+own socket closing ends their whisper and hushes them like the rest, and the
+hush outlives it (their new socket's `welcome` says so); otherwise a blip
+would put someone who is talking low on the public bus without their say.
 """
 
 from __future__ import annotations
@@ -81,11 +84,12 @@ class Whispers:
         return notes
 
     def release(self, src: str) -> None:
-        """Forget `src`'s hush without a note (a new socket, a new game)."""
+        """Forget `src`'s hush without a note (their seat is gone)."""
         self.hushed.pop(src, None)
 
     def forget(self, pid: str, reason: str) -> list[Note]:
-        """`pid` is gone (socket closed, left, kicked): no whisper from, to or hush of them."""
+        """`pid`'s socket closed or they left: no whisper to or from them any more (their
+        own ends in a hush, which only `release` or their own gesture lifts)."""
         notes = self.end_to(pid, reason)
         if pid in self.active:
             notes += self._end(pid, WHISPERER_LEFT, hush=True)

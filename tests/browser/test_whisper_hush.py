@@ -34,8 +34,10 @@ def test_a_hushed_whisperer_is_told_and_lifting_the_finger_ends_the_hush(server,
                         " active: false, reason: 'target_left', hushed: true})")
         p.page.wait_for_selector(".banner-whisper-held")
         assert p.page.locator(".banner-whisper-out").count() == 0
-        assert p.page.inner_text(".banner-whisper-held") == text["whisper.held"].format(
+        assert p.page.inner_text(".banner-whisper-held span") == text["whisper.held"].format(
             name="Bruno")
+        # Issue 29: the hush banner also offers a tap back to the table.
+        assert p.page.inner_text("#whisper-unhush") == text["whisper.speak_all"]
         wait_until(lambda: p.page.inner_text("#toast") == text["whisper.ended.target_left"]
                    .format(name="Bruno"), what="the notice")
         assert p.state("s.whisperHeld") == "p1"

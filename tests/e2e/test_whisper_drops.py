@@ -1,6 +1,7 @@
 """Issue 8, "a whisper becomes public when its target drops": through a real `sussurro serve`
 and real WebRTC, a whisper whose target (or whisperer) drops never puts the whisperer's
 voice on the public bus; the whisperer is hushed and told at once, and a new whisper works.
+Issue 29: nor does the whisperer's own socket blip; the hush outlives it.
 
 The whisperer talks on TONES[0] (the bin where the other seats' coding noise is lowest);
 "absent" means at least ISOLATION dB under the level its target heard while the whisper
@@ -90,26 +91,55 @@ async def test_the_targets_reload_hushes_the_whisperer_and_never_makes_them_publ
         await close_all(bots)
 
 
-async def test_the_whisperers_reload_ends_the_whisper_and_keeps_their_voice_private(srv):
+async def _blip_back(bot) -> dict:
+    """`bot`'s socket (already closed) opens again with a new voice; its welcome."""
+    mark = bot.client.mark()
+    await bot.client.connect()
+    await bot.start_voice()
+    return next(m for m in bot.client.messages[mark:] if m["type"] == "welcome")
+
+
+async def _blip(bot) -> dict:
+    """The bot's socket closes and its page reconnects by itself (same token), the voice
+    restarting on `welcome` as the web client's does; that welcome."""
+    await bot.client.close()
+    return await _blip_back(bot)
+
+
+async def test_issue29_the_whisperers_socket_blip_keeps_them_hushed_until_they_let_go(srv):
+    """Issue 29 item 1: the whisperer's socket closes while the voice still sends (a phone
+    going to sleep) and the page reconnects by itself. The whisper ends, and the whisperer
+    stays heard by nobody on the new socket (its welcome says so) until their own
+    gesture: letting go makes them public, a new whisper_start resumes the whisper."""
     bots = await _debate(srv)
     w, t, listener = bots
     try:
         heard = await _whisper(w, t)
         mark = t.client.mark()
-        # The socket drops while the voice is still sending (a phone going to sleep):
-        # the server drops that voice, whose last frames must not reach the public bus.
         await w.client.close()
         note = await _ended(t, mark, "whisperer_left")
         assert note["from"] == w.pid
         _absent(await record_all({t.pid: t, listener.pid: listener}, 1.0), heard)
 
-        # The reloaded page talks publicly, and can whisper again.
-        await w.client.connect()
-        await w.start_voice()
-        rec = await record_all({t.pid: t, listener.pid: listener}, 0.75)
-        assert min(levels(rec, TONES[0]).values()) > PRESENT
+        # Reconnected with a new voice: still hushed, absent from every other mix.
+        welcome = await _blip_back(w)
+        _absent(await record_all({t.pid: t, listener.pid: listener}, 1.0), heard)
+        assert welcome.get("whisper") == {"to": t.pid, "hushed": True, "resumable": True}
+
+        # The finger still down: the page resumes with a new whisper_start, the target alone.
         again = await _whisper(w, t)
         _absent(await record_all({listener.pid: listener}, 0.75), again)
+
+        # Another blip, then letting go: public again, and only then.
+        welcome = await _blip(w)
+        _absent(await record_all({t.pid: t, listener.pid: listener}, 0.75), heard)
+        assert welcome["whisper"]["hushed"] is True
+        mark = w.client.mark()
+        await w.client.send("whisper_stop")
+        done = await w.client.wait_for(lambda m: m["type"] == "whisper", since=mark)
+        assert done["active"] is False and done["hushed"] is False
+        rec = await record_all({t.pid: t, listener.pid: listener}, 0.75)
+        assert min(levels(rec, TONES[0]).values()) > PRESENT
     finally:
         await close_all(bots)
 
@@ -129,6 +159,10 @@ async def test_the_targets_voice_dropping_while_its_socket_stays_hushes_the_whis
         # Still hushed when the target's voice is back, until the whisperer lets go.
         await t.start_voice()
         _absent(await record_all({listener.pid: listener, t.pid: t}, 0.75), heard)
+        # Issue 29: a hushed whisperer whose own socket blips is still hushed after it.
+        welcome = await _blip(w)
+        _absent(await record_all({listener.pid: listener, t.pid: t}, 1.0), heard)
+        assert welcome.get("whisper") == {"to": t.pid, "hushed": True, "resumable": True}
         mark = w.client.mark()
         await w.client.send("whisper_stop")
         done = await w.client.wait_for(lambda m: m["type"] == "whisper", since=mark)

@@ -31,9 +31,14 @@ export function banners(el) {
       const name = playerById(state.whisperingTo)?.name || "?";
       items.push(h("div", { class: "banner banner-whisper-out" }, t("whisper.to", { name })));
     }
-    if (state.whisperHeld) {
+    if (state.whisperHeld && !state.whisperingTo) {
+      // Nobody hears me. A finger still down lets go as usual; a page that holds no
+      // finger (reconnected, reloaded) needs a clear tap to talk to everyone again.
       const name = playerById(state.whisperHeld)?.name || "?";
-      items.push(h("div", { class: "banner banner-whisper-held" }, t("whisper.held", { name })));
+      items.push(h("div", { class: "banner banner-whisper-held" },
+        h("span", {}, t(state.whisperHeldTap ? "whisper.hushed" : "whisper.held", { name })),
+        h("button", { type: "button", class: "btn", id: "whisper-unhush", onclick: () => session.whisperStop() },
+          t("whisper.speak_all"))));
     }
     fill(el, items);
   }
@@ -63,7 +68,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (["whispers", "whisperingTo", "whisperHeld", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
+      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
       if (keys.has("notice")) showNotice();
     },

@@ -104,6 +104,7 @@ export function enterRoom(code, seat) {
   update({
     code, player: seat.player || null, spectator: seat.spectator || null, token: seat.token,
     room: null, view: null, mouths: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
+    whisperHeldTap: false,
   });
   if (conn) conn.close();
   if (!voice) {
@@ -177,6 +178,7 @@ export function handleMessage(msg) {
       refreshIceLater(msg.server_time);
       serverVoice = msg.voice !== false;
       voice?.resetCount();
+      if (!msg.spectator) reconcileWhisper(msg.whisper ?? null);
       // Every (re)connection gets a fresh RTCPeerConnection: the old peer died with the socket.
       startVoice();
       // My own volumes are kept on this device: the server hears them again on each socket.
@@ -203,10 +205,16 @@ export function handleMessage(msg) {
     case "whisper": {
       // The whisperer gets the same message: only whispers *to me* make a banner.
       if (msg.to && msg.to !== state.player) {
-        if (msg.from === state.player && !msg.active) {
+        if (msg.from === state.player && msg.active) {
+          // The server's word: the whisper (perhaps resumed after a new socket) is on.
+          update({ whisperingTo: msg.to, whisperHeld: null, whisperHeldTap: false });
+        } else if (msg.from === state.player) {
           // Ended without me (the target left, lost their voice, the phase changed): the
           // server keeps me silent for everyone until I let go, and says so.
-          update({ whisperingTo: null, whisperHeld: msg.hushed ? msg.to : null });
+          update({
+            whisperingTo: null, whisperHeld: msg.hushed ? msg.to : null,
+            whisperHeldTap: Boolean(msg.hushed) && !holdingWhisper(),
+          });
           if (msg.hushed) {
             const name = playerById(msg.to)?.name || "?";
             update({ notice: { text: t(`whisper.ended.${msg.reason}`, { name }), at: Date.now() } });
@@ -235,6 +243,8 @@ export function handleMessage(msg) {
         voice?.answer(null);
         update({ voice: "failed" });
       }
+      // A refused whisper_start: I am not whispering (if I was hushed, I still am).
+      if (msg.code === "whisper_not_allowed" && state.whisperingTo) update({ whisperingTo: null });
       update({ lastError: { code: msg.code, message: msg.message, ref: msg.ref, detail: msg.detail, at: Date.now() } });
       if (SEAT_LOST.includes(msg.code)) leaveRoom(msg.code);
       break;
@@ -370,7 +380,38 @@ export function whisperStart(to) {
   if (send({ type: "whisper_start", to })) update({ whisperingTo: to });
 }
 
+/** Let go of a whisper (the finger lifted) or of a hush (the finger, or the banner's
+ * button). Offline, the server ended the whisper and hushed me when my socket closed;
+ * the next welcome says so and the page shows the hush again. */
 export function whisperStop() {
   if (state.whisperingTo || state.whisperHeld) send({ type: "whisper_stop" });
-  update({ whisperingTo: null, whisperHeld: null });
+  update({ whisperingTo: null, whisperHeld: null, whisperHeldTap: false });
+}
+
+/** A finger is (as far as the page knows) still down on a whisper or on its hush. */
+export function holdingWhisper() {
+  return Boolean(state.whisperingTo || (state.whisperHeld && !state.whisperHeldTap));
+}
+
+/**
+ * On every welcome: make the page show what the server holds of my whisper. A new
+ * socket never carries a whisper on (docs/protocol.md, "Whispers"): the server has
+ * me hushed, heard by nobody, until my own gesture. If the finger that started the
+ * whisper is still down on the same player, continuing that gesture resumes it (a
+ * new whisper_start, the same one ear); otherwise the page shows the hush, and
+ * lifting that finger, or the banner's button for a page with no finger down,
+ * lets me talk to everyone again.
+ */
+function reconcileWhisper(w) {
+  // Whispers to me: the server announces the ones still going again, after the view.
+  const patch = { whispers: {} };
+  if (!w) {
+    Object.assign(patch, { whisperingTo: null, whisperHeld: null, whisperHeldTap: false });
+  } else if (state.whisperingTo === w.to && w.resumable) {
+    patch.whisperHeld = w.to;  // shown as the whisper; the server's answer confirms it
+  } else {
+    Object.assign(patch, { whisperingTo: null, whisperHeld: w.to, whisperHeldTap: !holdingWhisper() });
+  }
+  update(patch);
+  if (w && state.whisperingTo === w.to) send({ type: "whisper_start", to: w.to });
 }

@@ -14,6 +14,7 @@ export const state = {
   whispers: {},        // pid -> true while that player whispers to me
   whisperingTo: null,  // pid I am whispering to
   whisperHeld: null,   // pid my whisper was to, when it ended without me: nobody hears me until I let go
+  whisperHeldTap: false, // that hush is no finger's (a new socket, a reload): only the banner's button ends it
   conn: "idle",        // idle | connecting | open | closed
   mic: "unknown",      // unknown | asking | on | denied | missing | skipped | insecure
   micMuted: false,

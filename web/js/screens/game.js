@@ -70,7 +70,8 @@ export function mountGame(root) {
   });
 
   // A whisper ends when the finger lifts anywhere, even if the avatar was redrawn meanwhile.
-  const stopWhisper = () => { if (state.whisperingTo || state.whisperHeld) session.whisperStop(); };
+  // A hush no finger holds (after a new socket) ends on the banner's button only.
+  const stopWhisper = () => { if (session.holdingWhisper()) session.whisperStop(); };
   document.addEventListener("pointerup", stopWhisper);
   document.addEventListener("pointercancel", stopWhisper);
 
