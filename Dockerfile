@@ -3,7 +3,7 @@
 #   docker build -t sussurro . && docker run --network host -v sussurro-data:/data sussurro
 # WebRTC needs UDP on ephemeral ports: docs/deploy.md explains why host networking.
 
-# The one compiled part, server/_fastrtp.c (RTP out and mic packets in, server/fastrtp.py), is built
+# The one compiled part, server/media/_fastrtp.c (RTP out and mic packets in, server/media/fastrtp.py), is built
 # into a wheel here, where a compiler is; the image itself has none.
 FROM python:3.11-slim-bookworm AS build
 # hadolint ignore=DL3008
@@ -16,7 +16,7 @@ COPY game ./game
 COPY audio ./audio
 COPY server ./server
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
-    && python -c "import zipfile, glob; w, = glob.glob('/wheels/*.whl'); assert any(n.startswith('server/_fastrtp') for n in zipfile.ZipFile(w).namelist()), 'server._fastrtp not built'"
+    && python -c "import zipfile, glob; w, = glob.glob('/wheels/*.whl'); assert any(n.startswith('server/_fastrtp') for n in zipfile.ZipFile(w).namelist()), 'server.media._fastrtp not built'"
 
 FROM python:3.11-slim-bookworm
 

@@ -4,7 +4,7 @@
 
 One real `sussurro serve` on 127.0.0.1, three players in one room (the lobby,
 where everyone hears everyone):
-- the speaker, a bot (server.bot.Bot, real aiortc + Opus), says a 2 kHz burst
+- the speaker, a bot (client.bot.Bot, real aiortc + Opus), says a 2 kHz burst
   every `--every` frames, its onset moved through the 20 ms capture frame from
   burst to burst (so capture framing is sampled, not fixed at its worst);
 - the ear, a bot in the same process, records what it receives (no jitter
@@ -67,8 +67,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from server.opus import FRAME, SAMPLE_RATE  # noqa: E402
-from server.rtc_client import Source  # noqa: E402
+from client.rtc_peer import Source  # noqa: E402
+from server.media.opus import FRAME, SAMPLE_RATE  # noqa: E402
 
 BURST_HZ = 2000.0
 BED_HZ = 250.0
@@ -320,9 +320,9 @@ def run(args: argparse.Namespace) -> dict:
     import httpx
     from playwright.sync_api import sync_playwright
 
-    from server.bot import Bot
-    from server.rtc import restrict_host_addresses
-    from server.rtc_client import Silence
+    from client.bot import Bot
+    from client.rtc_peer import Silence
+    from server.media.rtc import restrict_host_addresses
     from tests.browser.bot_thread import BotThread
     from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE, wait_until
     from tests.support.server_proc import ServerProc

@@ -54,12 +54,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def worker(args: argparse.Namespace) -> dict:
-    from server.rtc import restrict_host_addresses
+    from server.media.rtc import restrict_host_addresses
 
     restrict_host_addresses(["127.0.0.1"])
-    from server.bot import Bot
-    from server.client import Client
-    from server.rtc_client import Silence, Tone
+    from client.bot import Bot
+    from client.protocol_client import Client
+    from client.rtc_peer import Silence, Tone
 
     bots = []
     for spec in args.spec.split(";"):
@@ -101,7 +101,7 @@ async def worker(args: argparse.Namespace) -> dict:
 
 
 def load_run(nodes: int, args: argparse.Namespace) -> dict:
-    from server.client import Client
+    from client.protocol_client import Client
     from tests.support.cluster_proc import ClusterProc
 
     tmp = tempfile.mkdtemp(prefix=f"cluster_bench_{nodes}_")
@@ -173,10 +173,10 @@ def load_run(nodes: int, args: argparse.Namespace) -> dict:
 
 
 async def failover_runs(args: argparse.Namespace) -> list[dict]:
-    from server.rtc import restrict_host_addresses
+    from server.media.rtc import restrict_host_addresses
 
     restrict_host_addresses(["127.0.0.1"])
-    from server.rtc_client import Tone
+    from client.rtc_peer import Tone
     from tests.e2e.cluster_bots import silence_around
     from tests.support.cluster_proc import ClusterProc
 
@@ -215,7 +215,7 @@ async def failover_runs(args: argparse.Namespace) -> list[dict]:
 
 
 async def _room(url: str, sources) -> list:
-    from server.bot import Bot
+    from client.bot import Bot
 
     bots = [await Bot.create(url, "Bot0", sources[0], follow=True)]
     for i, src in enumerate(sources[1:], start=1):

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from audio import FRAME, SAMPLE_RATE, CueBank, DrunkVoice, RoomMixer, Routing  # noqa: E402
 from audio.synth import speech_like  # noqa: E402
-from server.opus import OpusSettings  # noqa: E402
-from server.voice import RoomVoice, _Streams  # noqa: E402
+from server.media.opus import OpusSettings  # noqa: E402
+from server.media.voice import RoomVoice, _Streams  # noqa: E402
 
 PLAYERS = [f"p{i:02d}" for i in range(16)]
 DRUNK = ("p01", "p02")

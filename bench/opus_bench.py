@@ -1,4 +1,4 @@
-"""Cost of one Opus call, libopus called directly (server/opus.py) against PyAV / aiortc.
+"""Cost of one Opus call, libopus called directly (server/media/opus.py) against PyAV / aiortc.
 
 Prints one line per case: microseconds of CPU (time.thread_time_ns) per call,
 for the server's hot calls on speech-like audio:
@@ -36,10 +36,10 @@ from aiortc.codecs.opus import OpusDecoder as AiortcOpusDecoder  # noqa: E402
 from aiortc.jitterbuffer import JitterFrame  # noqa: E402
 
 from audio.synth import speech_like  # noqa: E402
-from server import opus  # noqa: E402
-from server.opus import FRAME, OpusEncoder, frame_to_mono  # noqa: E402
-from server.rtc import MicDecoder, Peer  # noqa: E402
-from server.rtp_in import MicPacket  # noqa: E402
+from server.media import opus  # noqa: E402
+from server.media.opus import FRAME, OpusEncoder, frame_to_mono  # noqa: E402
+from server.media.rtc import MicDecoder, Peer  # noqa: E402
+from server.media.rtp_in import MicPacket  # noqa: E402
 
 SECONDS = 8  # of speech, cycled through
 

@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from opus_quality import aligned, encode_cost, padded, pesq_wb, sentences_or_why  # noqa: E402
 
 from audio.spatial import seat_pan  # noqa: E402
-from server import opus  # noqa: E402
-from server.opus import FRAME, MAX_SAMPLES, SAMPLE_RATE, OpusEncoder, OpusSettings  # noqa: E402
+from server.media import opus  # noqa: E402
+from server.media.opus import FRAME, MAX_SAMPLES, SAMPLE_RATE, OpusEncoder, OpusSettings  # noqa: E402
 
 
 def decode(payloads: list[bytes], lost: set[int]) -> np.ndarray:

@@ -4,7 +4,7 @@
 
 Needs espeak-ng (speech in Italian, French and English) and the `pesq` package
 (`pip install pesq`; not a project dependency: this is a measuring tool).
-For each complexity, the server's encoder (`server.opus.OpusEncoder`, mono
+For each complexity, the server's encoder (`server.media.opus.OpusEncoder`, mono
 32 kb/s, FEC, 5 % expected loss: `OpusSettings` with only the complexity
 changed) codes the sentences, alone and as a mix of two voices at once (the
 server encodes mixes); the server's decoder reads them back, and
@@ -31,7 +31,7 @@ from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.opus import FRAME, OpusDecoder, OpusEncoder, OpusSettings  # noqa: E402
+from server.media.opus import FRAME, OpusDecoder, OpusEncoder, OpusSettings  # noqa: E402
 
 SENTENCES = [
     ("it", "Ciao a tutti, chi è l'intruso stasera? Io direi che la parola era mare."),

@@ -4,7 +4,7 @@
 
 The server runs as a subprocess on 127.0.0.1; the bots run in `--procs`
 worker processes (this file again, `--worker`), each an asyncio loop with
-its share of real WebRTC bots (server.bot.Bot). The room stays in the lobby,
+its share of real WebRTC bots (client.bot.Bot). The room stays in the lobby,
 where everyone is public: the same routing as a debate.
 
 Who says what:
@@ -120,7 +120,7 @@ def start_server(db: str, profile: str | None = None) -> tuple[subprocess.Popen,
     if profile:
         cmd = [sys.executable, __file__, "--serve-profiled", profile, *serve]
     else:
-        cmd = [sys.executable, "-m", "server.cli", *serve]
+        cmd = [sys.executable, "-m", "sussurro.cli", *serve]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(db + ".log", "wb"))  # noqa: SIM115
     url = f"http://127.0.0.1:{port}"
@@ -144,7 +144,7 @@ def serve_profiled(out: str, argv: list[str]) -> int:
     aiortc's decoder threads."""
     import cProfile
 
-    from server.cli import main as cli_main
+    from sussurro.cli import main as cli_main
 
     # BENCH_PROFILE_CPU=1: time with the thread's CPU clock instead (a system
     # call per Python call, ~10 % slower, but preemption is not charged).
@@ -200,12 +200,12 @@ def click_latencies(clicker, listener, source, since: float, until: float) -> li
 
 
 async def worker(args: argparse.Namespace) -> dict:
-    from server.rtc import restrict_host_addresses
+    from server.media.rtc import restrict_host_addresses
 
     restrict_host_addresses(["127.0.0.1"])
-    from server.bot import Bot
-    from server.client import Client
-    from server.rtc_client import Clicks, Silence, Source, Tone
+    from client.bot import Bot
+    from client.protocol_client import Client
+    from client.rtc_peer import Clicks, Silence, Source, Tone
 
     class Turns(Source):
         """A tone spoken when the debate's schedule says so, silence otherwise."""
@@ -283,8 +283,8 @@ def run(args: argparse.Namespace) -> dict:
     import httpx
     import numpy as np
 
-    from server.client import Client
-    from server.rtcp import interval_from_env as rtcp_interval_from_env
+    from client.protocol_client import Client
+    from server.media.rtcp import interval_from_env as rtcp_interval_from_env
 
     tmp = tempfile.mkdtemp(prefix="room_bench_")
     proc, url = start_server(os.path.join(tmp, "bench.db"), args.profile)
@@ -358,7 +358,7 @@ def run(args: argparse.Namespace) -> dict:
         "talkers": "debate" if args.debate else args.talkers,
         "spatial": args.spatial, "volumes": args.volumes,
         "seconds": args.seconds,
-        # seconds between two RTCP reports of a stream, on average (server/rtcp.py)
+        # seconds between two RTCP reports of a stream, on average (server/media/rtcp.py)
         "rtcp_interval": {"server": (interval := rtcp_interval_from_env()),
                           "bots": (interval if args.bots_rtcp_interval is None
                                    else args.bots_rtcp_interval)},
@@ -425,7 +425,7 @@ def breakdown(players: int = 16, ticks: int = 300, spatial: bool = False, volume
     import numpy as np
 
     from audio import Routing
-    from server.voice import RoomVoice
+    from server.media.voice import RoomVoice
 
     class _Track:  # stands in for rtc.MixTrack: the packets go nowhere
         dropped = 0

@@ -3,12 +3,12 @@ in one process, over the host, with nothing but RTCP flowing.
 
     .venv/bin/python bench/rtcp_cost.py [--seconds 5] [--rounds 5]
 
-Both sides are aiortc (server.rtc.open_peer and server.rtc_client.VoicePeer, as in the
+Both sides are aiortc (server.media.rtc.open_peer and client.rtc_peer.VoicePeer, as in the
 room); neither sends audio (the client's mic is DTX silence and the server's mix track
 gets nothing), so the only packets are each side's sender reports (aiortc's receivers
 report only on streams that sent packets) and ICE consent checks every ~5 s. Each round
 runs a window with the reports spaced `--fast` seconds apart on average
-(server/rtcp.py's interval) and one with them `--slow` apart, alternately (a new
+(server/media/rtcp.py's interval) and one with them `--slow` apart, alternately (a new
 interval holds from each loop's next pause, so both are short); the difference in the
 process's CPU (time.process_time) over the two windows, over the difference in reports
 handled, gives the CPU of one report: built, SRTCP-protected and
@@ -28,13 +28,13 @@ import time
 
 from aiortc.rtcrtpreceiver import RTCRtpReceiver
 
-from server import rtcp
-from server.rtc import open_peer
-from server.rtc_client import Silence, VoicePeer
+from client.rtc_peer import Silence, VoicePeer
+from server.media import rtcp
+from server.media.rtc import open_peer
 
 
 async def measure(seconds: float, rounds: int, fast: float, slow: float) -> dict:
-    assert rtcp.pace(slow), "aiortc's RTCP loops are not as server/rtcp.py expects"
+    assert rtcp.pace(slow), "aiortc's RTCP loops are not as server/media/rtcp.py expects"
     handled = [0]
     original = RTCRtpReceiver._handle_rtcp_packet
 

@@ -1,5 +1,5 @@
 """A room's socket broadcast alone: the server's CPU per message, frames written straight
-to the socket (server/wsdirect.py) against every message through the writer task.
+to the socket (server/wire/wsdirect.py) against every message through the writer task.
 
     .venv/bin/python bench/ws_broadcast.py [--sockets 16] [--rate 16.7] [--seconds 10] [--rounds 3]
 
@@ -58,8 +58,8 @@ def serve(port: int, rate: float) -> None:
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocketDisconnect
 
-    from server.connection import Connection
-    from server.wsdirect import RawSend
+    from server.wire.connection import Connection
+    from server.wire.wsdirect import RawSend
 
     conns: set[Connection] = set()
 

@@ -7,9 +7,9 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.sussurro-installed-$1
-# pip builds server/_fastrtp.c too (setup.py), where a C compiler is: again when it changes
+# pip builds server/media/_fastrtp.c too (setup.py), where a C compiler is: again when it changes
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
-    || [ server/_fastrtp.c -nt "$stamp" ]; then
+    || [ server/media/_fastrtp.c -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   if [ "${1:-}" = "test" ]; then
     .venv/bin/python -m pip install -q -e '.[test]'

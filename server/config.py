@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 ENV_PREFIX = "SUSSURRO_"
-# `Settings.voice_codec`'s choices (server/opus.py `OpusSettings.for_codec`)
+# `Settings.voice_codec`'s choices (server/media/opus.py `OpusSettings.for_codec`)
 VOICE_CODECS = ("celt", "silk")
 
 
@@ -124,7 +124,7 @@ class Settings:
     max_body: int = 16 * 1024
     # Every request's head (request line and headers) must arrive within
     # `header_timeout` seconds and hold at most `max_header` bytes (431 beyond);
-    # connections that have not sent a whole head yet, per client address (server/headguard.py).
+    # connections that have not sent a whole head yet, per client address (server/edge/headguard.py).
     header_timeout: float = 10.0
     max_header: int = 32 * 1024
     max_idle_per_address: int = 32

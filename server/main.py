@@ -2,7 +2,7 @@
 
 In cluster mode (`--redis`) the first SIGTERM drains the node before uvicorn
 stops it: the node takes no new rooms and hands every room to another node
-(clients follow), then exits. `--workers N` runs N such nodes (server/workers.py).
+(clients follow), then exits. `--workers N` runs N such nodes (server/cluster/workers.py).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 
 import uvicorn
 
-from server.app import create_app
 from server.config import Settings, env_values, load_settings
+from server.edge.app import create_app
 
 # Frames above this are refused by the WebSocket layer itself (close 1009);
 # frames between Settings.max_frame and this get a `too_large` error reply.
@@ -46,7 +46,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     }
     settings = load_settings(cli)
     if settings.lan and cli["host"] is None and "host" not in env_values():
-        from server.https import EVERY_INTERFACE
+        from server.reach.https import EVERY_INTERFACE
 
         settings = settings.with_overrides({"host": EVERY_INTERFACE})
     return settings
@@ -112,20 +112,20 @@ def serve(args: argparse.Namespace) -> int:
     (rooms stop, sockets get 1012 "restart", the database is checkpointed and closed)."""
     settings = settings_from_args(args)
     if settings.workers > 1:
-        from server.workers import supervise
+        from server.cluster.workers import supervise
 
         return supervise(settings)
     logging.basicConfig(level=settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from server.forwarded import TrustedProxies
-    from server.https import https_enabled
+    from server.edge.forwarded import TrustedProxies
+    from server.reach.https import https_enabled
 
     sockets, plan = [], None
     try:
         TrustedProxies.parse(settings.trusted_proxies)
         if https_enabled(settings):
-            from server.https import prepare_https
-            from server.listen import bind_sockets
+            from server.reach.https import prepare_https
+            from server.reach.listen import bind_sockets
 
             sockets = bind_sockets(settings.host, settings.port)
             plan = prepare_https(settings, sockets[0].getsockname()[1])
@@ -136,7 +136,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"sussurro serve: {exc}", file=sys.stderr)
         return 2
     app = create_app(settings)
-    from server.headguard import guarded_protocol
+    from server.edge.headguard import guarded_protocol
 
     config = uvicorn.Config(
         app,
@@ -166,8 +166,8 @@ def serve(args: argparse.Namespace) -> int:
         server.drain_hook = drain
         server.run()
         return 0
-    from server.banner import lan_banner
-    from server.listen import SniffingServer
+    from server.reach.banner import lan_banner
+    from server.reach.listen import SniffingServer
 
     if settings.lan:
         made = "made now" if plan.created else "kept"

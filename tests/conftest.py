@@ -63,6 +63,6 @@ def shared_server(tmp_path_factory):
 @pytest.fixture(scope="session", autouse=True)
 def _webrtc_on_loopback():
     """The tests' own aiortc peers (bots) offer loopback candidates only, like the server."""
-    from server.rtc import restrict_host_addresses
+    from server.media.rtc import restrict_host_addresses
 
     restrict_host_addresses(["127.0.0.1"])

@@ -27,7 +27,7 @@ def test_audio_imports_neither_game_nor_server():
 
 
 def test_cli_has_serve_and_simulate():
-    from server.cli import main
+    from sussurro.cli import main
 
     try:
         main(["--help"])

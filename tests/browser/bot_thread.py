@@ -1,5 +1,5 @@
 """Bots for the rest of a browser test's table: real protocol clients with real WebRTC voices
-(server.bot.Bot), run on their own asyncio loop in a thread beside Playwright's sync API."""
+(client.bot.Bot), run on their own asyncio loop in a thread beside Playwright's sync API."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from server.bot import Bot
-from server.rtc_client import Source
+from client.bot import Bot
+from client.rtc_peer import Source
 
 Policy = Callable[[dict[str, Any], random.Random], dict[str, Any] | None]
 

@@ -19,7 +19,7 @@ import time
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
 from tests.browser.bot_thread import BotThread, lupi_policy
 from tests.browser.harness import create_room, launch_player, wait_until
 
@@ -77,7 +77,7 @@ def phases_sent(p) -> set[str]:
 
 def assert_every_phase(p) -> None:
     """The game went through every phase. A view is the player's latest picture: one still
-    queued when a newer one comes is replaced (server/connection.py), so a ballot the bots
+    queued when a newer one comes is replaced (server/wire/connection.py), so a ballot the bots
     close within a moment (the nomination, the lynch with one voter) may never reach a
     loaded page's socket. The phases that last seconds, or wait for the page, must all have
     been shown; the two ballots are proven by what only they lead to: a defence (entered

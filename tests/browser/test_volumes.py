@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
 from tests.browser.bot_thread import BotThread
 from tests.browser.harness import create_room, launch_player, wait_until
 

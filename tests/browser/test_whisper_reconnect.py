@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.bot import Bot
-from server.rtc_client import Tone
+from client.bot import Bot
+from client.rtc_peer import Tone
 from tests.browser.bot_thread import BotThread
 from tests.browser.harness import i18n, join_room, launch_player, wait_until
 from tests.e2e.bots import drive

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
-from server.codes import hash_token
-from server.redis_store import RedisStore
-from server.storage import ActionRow, GameRow, NotOwner, PlayerRow
+from server.rooms.codes import hash_token
+from server.storage.redis_store import RedisStore
+from server.storage.seam import ActionRow, GameRow, NotOwner, PlayerRow
 
 SETTINGS = {"preset": "intruso", "options": {}}
 TTL = 1.0

@@ -14,15 +14,15 @@ import sys
 sys.modules["redis"] = None          # as if the cluster extra were not installed
 sys.modules["httpx"] = None
 import asyncio, tempfile, os
-from server.app import create_app
+from server.edge.app import create_app
 from server.config import Settings
 
 async def main():
     app = create_app(Settings(db=os.path.join(tempfile.mkdtemp(), "e.db")))
     async with app.router.lifespan_context(app):
         assert app.state.cluster is None
-    cluster = {"server.cluster", "server.redis_store", "server.redis_scripts",
-               "server.forward", "server.placement", "server.workers"}
+    cluster = {"server.cluster.node", "server.storage.redis_store", "server.storage.redis_scripts",
+               "server.cluster.forward", "server.cluster.placement", "server.cluster.workers"}
     print("ok", sorted(cluster & set(sys.modules)))
 
 asyncio.run(main())

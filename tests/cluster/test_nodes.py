@@ -15,7 +15,7 @@ import httpx
 import pytest
 import websockets
 
-from server.client import Client, HttpError
+from client.protocol_client import Client, HttpError
 from tests.support.cluster_proc import ClusterProc
 from tests.support.redis_proc import RedisProc
 from tests.support.server_proc import ROOT, _python, free_port
@@ -105,7 +105,7 @@ async def test_each_node_reports_health_metrics_and_the_cluster_status(cluster):
     assert host.code in nodes[owner_id]["claims"] and status["unclaimed"] == []
     assert nodes[owner_id]["url"] == cluster.node_by_id(owner_id).base_url
     assert all(n["pid"] == cluster.node_by_id(i).proc.pid for i, n in nodes.items())
-    table = subprocess.run([_python(), "-m", "server.cli", "cluster", "status", "--redis",
+    table = subprocess.run([_python(), "-m", "sussurro.cli", "cluster", "status", "--redis",
                             cluster.redis.url], cwd=ROOT, capture_output=True, text=True,
                            timeout=30, check=True).stdout
     assert "node1" in table and "node2" in table and host.code in table
@@ -118,7 +118,7 @@ def test_workers_start_n_nodes_on_consecutive_ports_and_drain_on_sigterm(tmp_pat
             port = free_port()
         env = {**os.environ, "SUSSURRO_RTC_ADDRESSES": "127.0.0.1",
                "SUSSURRO_CLUSTER_TTL": "2", "SUSSURRO_DRAIN_TIMEOUT": "10"}
-        proc = subprocess.Popen([_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        proc = subprocess.Popen([_python(), "-m", "sussurro.cli", "serve", "--host", "127.0.0.1",
                                  "--port", str(port), "--redis", redis.url, "--workers", "2",
                                  "--log-level", "warning"], cwd=ROOT, env=env,
                                 start_new_session=True, stdout=subprocess.DEVNULL,

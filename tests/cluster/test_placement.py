@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from server.placement import RAMP_LOAD, NodeLoad, assign, pick, score
+from server.cluster.placement import RAMP_LOAD, NodeLoad, assign, pick, score
 
 NOW = 10_000.0
 OLD = NOW - 3600

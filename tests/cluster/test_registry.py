@@ -13,8 +13,8 @@ import asyncio
 
 from redis.asyncio import Redis
 
-from server.cluster import Cluster
-from server.redis_store import RedisStore
+from server.cluster.node import Cluster
+from server.storage.redis_store import RedisStore
 
 
 class _Host:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.codes import hash_token
-from server.storage import ActionRow, GameRow, PlayerRow, SqliteRoomStore
-from server.store import Store
+from server.rooms.codes import hash_token
+from server.storage.seam import ActionRow, GameRow, PlayerRow, SqliteRoomStore
+from server.storage.sqlite import Store
 
 SETTINGS = {"preset": "intruso", "options": {"lang": "it", "timers": {"clue": 30}}}
 
@@ -25,7 +25,7 @@ async def store(request, tmp_path, prefix):
         return
     from redis.asyncio import Redis
 
-    from server.redis_store import RedisStore
+    from server.storage.redis_store import RedisStore
 
     client = Redis.from_url(request.getfixturevalue("redis_proc").url, decode_responses=True)
     try:

@@ -1,6 +1,6 @@
 """Rooms of bots against a real `sussurro serve` subprocess, for the e2e tests.
 
-A bot is `server.bot.Bot`: the protocol client plus a real WebRTC voice.
+A bot is `client.bot.Bot`: the protocol client plus a real WebRTC voice.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Callable
 import httpx
 import numpy as np
 
-from server.bot import Bot
-from server.client import autoplay
-from server.rtc_client import Source
+from client.bot import Bot
+from client.protocol_client import autoplay
+from client.rtc_peer import Source
 from tests.e2e.voice_room import record_all
 
 

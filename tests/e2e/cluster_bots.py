@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from server.bot import Bot
-from server.client import autoplay
-from server.rtc_client import Source
+from client.bot import Bot
+from client.protocol_client import autoplay
+from client.rtc_peer import Source
 
 _refs = itertools.count(1)
 

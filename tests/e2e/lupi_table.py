@@ -6,15 +6,15 @@ import asyncio
 import time
 from typing import Any
 
-from server.bot import Bot
-from server.rtc_client import Silence
+from client.bot import Bot
+from client.rtc_peer import Silence
 
 
 async def lupi_table(base_url: str, n: int, options: dict[str, Any], voice: bool = True,
                      dtx: bool = False, decode: bool = True) -> list[Bot]:
     """A `lupi` room of `n` silent bots (bots[0] the host) with these options, seated and
     connected; with `voice`, every bot's WebRTC peer is up (`dtx`, `decode`: as for
-    server.bot.Bot). Every message a bot receives is also kept with its arrival time
+    client.bot.Bot). Every message a bot receives is also kept with its arrival time
     (`bot.client.arrivals`: [(monotonic, message)])."""
     kw = {"dtx": dtx, "decode": decode}
     bots = [await Bot.create(base_url, "Bot0", Silence(), preset="lupi", **kw)]

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
 from tests.e2e.cluster_bots import (
     Ledger,
     cluster_room,

@@ -13,9 +13,9 @@ import socket
 import httpx
 import pytest
 
-from server.bot import Bot
-from server.rtc import VoiceError
-from server.rtc_client import VoicePeer
+from client.bot import Bot
+from client.rtc_peer import VoicePeer
+from server.media.rtc import VoiceError
 from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from server.rtc_client import Silence, Syllables
+from client.rtc_peer import Silence, Syllables
 from tests.e2e.bots import close_all
 from tests.e2e.lupi_table import lupi_table, phase, role, start
 from tests.e2e.voice_room import TONES

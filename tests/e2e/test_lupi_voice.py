@@ -20,7 +20,7 @@ import asyncio
 
 import pytest
 
-from server.rtc_client import Syllables
+from client.rtc_peer import Syllables
 from tests.e2e.bots import close_all, listen
 from tests.e2e.lupi_table import lupi_table, phase, rejoin, role, start
 from tests.e2e.voice_room import TONES, levels

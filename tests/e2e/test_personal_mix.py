@@ -11,7 +11,7 @@ import math
 import pytest
 
 from audio.spatial import seat_pan
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
 from tests.e2e.spectrum import tone_db_robust
 from tests.e2e.voice_room import TONES, levels, open_room
 

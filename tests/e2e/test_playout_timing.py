@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from server.rtc_client import Silence, Tone
-from server.voice import PHASE_KEEP
+from client.rtc_peer import Silence, Tone
+from server.media.voice import PHASE_KEEP
 from tests.e2e.voice_room import levels, open_room
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]

@@ -1,4 +1,4 @@
-"""The WebRTC transport alone (server/rtc.py, server/rtc_client.py), real aiortc over the host.
+"""The WebRTC transport alone (server/media/rtc.py, client/rtc_peer.py), real aiortc over the host.
 
 No mixer here: the server side of the peer is driven directly, so these
 checks hold whatever the mixer does.
@@ -15,10 +15,10 @@ import struct
 import numpy as np
 import pytest
 
-from server import fastrtp, opus, rtcp, rtp_in, srtp
-from server.opus import OpusDecoder, OpusEncoder
-from server.rtc import VoiceError, open_peer, validate_offer
-from server.rtc_client import Tone, VoicePeer
+from client.rtc_peer import Tone, VoicePeer
+from server.media import fastrtp, opus, rtcp, rtp_in, srtp
+from server.media.opus import OpusDecoder, OpusEncoder
+from server.media.rtc import VoiceError, open_peer, validate_offer
 from tests.e2e.spectrum import steady, tone_db
 from tests.support.mix_tone import push_tone
 
@@ -53,7 +53,7 @@ def test_opus_round_trip_keeps_a_tone():
 @pytest.mark.slow
 @pytest.mark.parametrize("codec", ["direct", "pyav"])
 async def test_tone_goes_up_and_mix_comes_down(codec, monkeypatch):
-    """Issue 15: libopus is called directly (server/opus.py) for the mic decoder and the
+    """Issue 15: libopus is called directly (server/media/opus.py) for the mic decoder and the
     mix encoder; with SUSSURRO_OPUS=pyav (the fallback, forced here) PyAV's encoder and
     aiortc's decoder carry the same audio."""
     monkeypatch.setenv(opus.ENV, codec)
@@ -100,9 +100,9 @@ def _forge_srtp(client: VoicePeer, offer: str) -> None:
 @pytest.mark.parametrize("path", ["compiled", "python", "aiortc"])
 async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path, monkeypatch,
                                                                           rtcp_every_second):
-    """Issue 15 (server CPU): mic packets skip aiortc's receive task (server/rtp_in.py) and
-    SRTP skips pylibsrtp's wrapper (server/srtp.py) where aiortc and pylibsrtp are as
-    those modules expect, and are taken in C (server/_fastrtp.c, a Receiver) where it is
+    """Issue 15 (server CPU): mic packets skip aiortc's receive task (server/media/rtp_in.py) and
+    SRTP skips pylibsrtp's wrapper (server/media/srtp.py) where aiortc and pylibsrtp are as
+    those modules expect, and are taken in C (server/media/_fastrtp.c, a Receiver) where it is
     built; with SUSSURRO_NATIVE_RTP=0 in Python, and where aiortc is not as expected
     (forced here) aiortc's own paths carry the audio. Either way the tone goes up and
     down intact, a forged packet is dropped, and RTCP still works both ways (the
@@ -110,7 +110,7 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path,
     client's sender reports reach aiortc)."""
     direct = path != "aiortc"
     if path == "compiled":
-        assert pytest.importorskip("server._fastrtp").Receiver
+        assert pytest.importorskip("server.media._fastrtp").Receiver
     else:
         monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")
     monkeypatch.setattr(fastrtp, "_checked", None)
@@ -167,13 +167,13 @@ async def test_mic_packets_arrive_through_the_direct_path_or_aiortcs_alike(path,
 async def test_mix_packets_leave_through_the_compiled_sender_or_pythons_alike(
         native, monkeypatch, rtcp_every_second):
     """Issue 15 (server CPU): once the connection is up, the listener's packets are sent by
-    server/_fastrtp.c (header, SRTP, sendto in one call) where it is built, by DirectRtp's
+    server/media/_fastrtp.c (header, SRTP, sendto in one call) where it is built, by DirectRtp's
     Python otherwise (forced here). Either way the tone arrives intact with no packet lost
     or out of order, and the server's sender reports carry the counts the compiled sender
     hands back. Midway the compiled sender's path is made to look changed: the Python path
     takes over at the next sequence number, and a new compiled sender later."""
     if native:
-        fast_rtp_built = pytest.importorskip("server._fastrtp")
+        fast_rtp_built = pytest.importorskip("server.media._fastrtp")
         assert fast_rtp_built.Sender
     else:
         monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")

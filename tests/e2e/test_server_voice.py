@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from server.bot import Bot
-from server.rtc import VoiceError
-from server.rtc_client import Syllables, Tone
+from client.bot import Bot
+from client.rtc_peer import Syllables, Tone
+from server.media.rtc import VoiceError
 from tests.e2e.bots import close_all, drive, listen, open_bot_room, start_game
 from tests.e2e.spectrum import pitch_spread_cents, tone_db
 from tests.e2e.voice_room import TONES, levels
@@ -209,7 +209,7 @@ async def test_the_bot_command_speaks_records_and_reports(srv, tmp_path):
         await listener.start_voice()
         wav = tmp_path / "bot.wav"
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", "bot", "--url", srv.base_url,
+            sys.executable, "-m", "sussurro.cli", "bot", "--url", srv.base_url,
             "--room", listener.client.code, "--name", "Cli", "--tone", str(TONES[1]),
             "--record", str(wav), "--seconds", "3", stdout=asyncio.subprocess.PIPE)
         out, _ = await asyncio.wait_for(proc.communicate(), 60)

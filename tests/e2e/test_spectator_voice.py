@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.bot import Bot
-from server.client import Client
-from server.rtc_client import Tone
+from client.bot import Bot
+from client.protocol_client import Client
+from client.rtc_peer import Tone
 from tests.e2e.bots import close_all, drive, open_bot_room, start_game
 from tests.e2e.voice_room import TONES, levels, record_all
 from tests.support.server_proc import ServerProc

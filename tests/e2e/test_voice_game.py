@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from audio import Routing
+from client.rtc_peer import Tone
 from game import apply, audio_policy, default_options, new_game, tick
-from server.rtc_client import Tone
 from tests.e2e.spectrum import pitch_spread_cents
 from tests.e2e.voice_room import TONES, levels, open_room
 

@@ -11,8 +11,8 @@ import re
 import httpx
 import pytest
 
-from server.rtc import VoiceError
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
+from server.media.rtc import VoiceError
 from tests.e2e.bots import close_all, open_bot_room
 from tests.e2e.voice_room import TONES, levels, record_all
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from audio import Routing
-from server.rtc_client import Silence, Syllables, Tone
-from server.voice import VoiceError
+from client.rtc_peer import Silence, Syllables, Tone
+from server.media.voice import VoiceError
 from tests.e2e.spectrum import tone_db
 from tests.e2e.voice_room import TONES, levels, open_room
 

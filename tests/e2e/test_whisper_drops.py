@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.rtc_client import Tone
+from client.rtc_peer import Tone
 from tests.e2e.bots import close_all, drive, open_bot_room, start_game
 from tests.e2e.voice_room import TONES, levels, record_all
 from tests.support.server_proc import ServerProc

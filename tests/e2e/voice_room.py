@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from server.rtc_client import Source, VoicePeer
-from server.voice import RoomVoice
+from client.rtc_peer import Source, VoicePeer
+from server.media.voice import RoomVoice
 from tests.e2e.spectrum import steady, tone_db_robust
 
 # One tone per seat, on exact bins of a 0.25 s analysis (multiples of 4 Hz),

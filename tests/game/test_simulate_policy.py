@@ -26,7 +26,7 @@ def test_simulate_every_preset_and_table_size_keeps_the_invariants(preset):
 
 
 def test_simulate_report_shape_and_cli():
-    from server.cli import main
+    from sussurro.cli import main
 
     report = run("intruso", 6, games=5, seed=2)
     assert set(report) >= {"games", "finished", "wins", "longest_rounds", "invariants_broken"}

@@ -7,7 +7,7 @@ import random
 import sqlite3
 from typing import Any
 
-from server.client import Client, play
+from client.protocol_client import Client, play
 
 NAMES = ["Ada", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 # The shortest timers the game accepts: a stalled test ends quickly.

@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.support.server_proc import ServerProc
 
 

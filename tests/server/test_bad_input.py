@@ -8,7 +8,7 @@ import json
 import pytest
 import websockets
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import by_id, close_all, fresh_picture, request, seated, started
 from tests.support.server_proc import ServerProc
 

@@ -1,4 +1,4 @@
-"""The protocol client's waits (server/client.py) end when their task is cancelled, even
+"""The protocol client's waits (client/protocol_client.py) end when their task is cancelled, even
 when the cancellation comes in the same turn of the loop as the message they wake for.
 
 Python 3.11's asyncio.wait_for returns the inner result in that case and drops the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.client import Client
+from client.protocol_client import Client
 
 
 def _client() -> Client:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from server.codes import ALPHABET, hash_token, new_room_code, new_token, normalise_code
 from server.config import Settings, load_settings
+from server.rooms.codes import ALPHABET, hash_token, new_room_code, new_token, normalise_code
 from server.throttle import KeyedBuckets, TokenBucket
 
 
@@ -65,7 +65,7 @@ def test_game_events_become_cues_for_the_right_listeners():
 
 
 def test_mouths_show_only_what_the_policy_allows_and_silence_once():
-    from server.voicelink import VoiceLink
+    from server.rooms.voicelink import VoiceLink
 
     sent: list[dict] = []
     allowed = {"p1", "p2"}
@@ -81,9 +81,9 @@ def test_mouths_show_only_what_the_policy_allows_and_silence_once():
 async def test_the_voice_codec_setting_reaches_the_rooms_encoders_and_a_bad_one_stops_start_up():
     import pytest
 
-    from server.app import create_app
-    from server.opus import OpusSettings
-    from server.voicelink import VoiceLink, routing
+    from server.edge.app import create_app
+    from server.media.opus import OpusSettings
+    from server.rooms.voicelink import VoiceLink, routing
 
     assert load_settings({}, {"SUSSURRO_VOICE_CODEC": "silk"}).voice_codec == "silk"
     assert Settings().voice_codec == "celt"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from server.connection import Connection
-from server.protocol import CLOSE_SLOW
+from server.wire.connection import Connection
+from server.wire.protocol import CLOSE_SLOW
 
 
 class HeldSocket:

@@ -5,7 +5,7 @@ nothing a node URL or the setting could smuggle in."""
 
 from __future__ import annotations
 
-from server.httpguard import content_security_policy, extra_sources, node_sources
+from server.edge.httpguard import content_security_policy, extra_sources, node_sources
 
 
 def connect_src(policy: str) -> list[str]:

@@ -130,8 +130,8 @@ FIGURES = ("sussurro_db_changes_total", "sussurro_ws_messages_direct_total", "su
 async def _asgi_answers(tmp_path, client: tuple[str, int], token: str = "",
                         headers: dict[str, str] | None = None) -> dict[str, httpx.Response]:
     """/metrics and /healthz of an in-process app, asked from `client` (a peer address)."""
-    from server.app import create_app
     from server.config import Settings
+    from server.edge.app import create_app
 
     app = create_app(Settings(db=str(tmp_path / f"m{client[0]}.db"), metrics_token=token))
     transport = httpx.ASGITransport(app=app, client=client)

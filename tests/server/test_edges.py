@@ -11,7 +11,7 @@ import socket
 import httpx
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import close_all, fresh_picture, seated
 from tests.support.server_proc import ServerProc
 
@@ -136,8 +136,8 @@ def test_the_api_schema_and_docs_pages_are_off_by_default(shared_server):
 
 
 async def test_the_api_schema_is_served_when_the_setting_turns_it_on(tmp_path):
-    from server.app import create_app
     from server.config import Settings
+    from server.edge.app import create_app
 
     app = create_app(Settings(db=str(tmp_path / "d.db"), api_docs=True))
     transport = httpx.ASGITransport(app=app)
@@ -175,7 +175,7 @@ def test_word_files_are_checked_with_full_matches():
 
 
 def test_json_depth_is_measured_without_recursion_and_strings_do_not_count():
-    from server.protocol import MAX_DEPTH, too_deep
+    from server.wire.protocol import MAX_DEPTH, too_deep
 
     assert not too_deep(json.dumps(nested(MAX_DEPTH)))
     assert too_deep(json.dumps(nested(MAX_DEPTH + 1)))
@@ -184,7 +184,7 @@ def test_json_depth_is_measured_without_recursion_and_strings_do_not_count():
 
 
 def test_the_socket_frame_parser_refuses_depth_and_non_finite_numbers_for_every_type():
-    from server.protocol import CLIENT_TYPES, ProtocolError, parse
+    from server.wire.protocol import CLIENT_TYPES, ProtocolError, parse
 
     for kind in sorted(CLIENT_TYPES):
         with pytest.raises(ProtocolError) as err:
@@ -197,7 +197,7 @@ def test_the_socket_frame_parser_refuses_depth_and_non_finite_numbers_for_every_
 
 
 def test_which_ice_candidate_addresses_the_server_may_check():
-    from server.iceguard import candidate_allowed
+    from server.media.iceguard import candidate_allowed
 
     local = ["127.0.0.1", "127.9.9.9", "::1", "::ffff:127.0.0.1", "169.254.169.254",
              "fe80::1%eth0"]

@@ -1,5 +1,5 @@
 """Issue 15 (server CPU): the hot-path pieces that bypass pylibsrtp's wrapper and aiortc's
-RTP parser, and the compiled sender (server/fastrtp.py), give the same bytes as the
+RTP parser, and the compiled sender (server/media/fastrtp.py), give the same bytes as the
 libraries do, and step aside when the libraries are not as they expect. Real libsrtp
 sessions, real aiortc packets, loopback sockets only (the end-to-end checks of both
 paths are in tests/e2e/test_rtc_transport.py)."""
@@ -18,8 +18,8 @@ import pytest
 from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters, RTCRtpParameters
 from aiortc.rtp import HeaderExtensionsMap, RtpPacket
 
-from server import fastrtp, srtp
-from server.rtp_in import payload_span
+from server.media import fastrtp, srtp
+from server.media.rtp_in import payload_span
 
 
 def _sessions(kind: int, count: int = 2, key: bytes | None = None) -> list[pylibsrtp.Session]:
@@ -126,15 +126,15 @@ def test_payload_span_finds_the_payload_where_aiortc_parses_it():
     assert 50 < refused < len(cases) - 200  # both kinds were really tried
 
 
-# -- server._fastrtp: the compiled sender (setup.py builds it where a C compiler is) --------
+# -- server.media._fastrtp: the compiled sender (setup.py builds it where a C compiler is) --------
 
 def _built() -> None:
     """The compiled sender must be there wherever it can be built: a broken build would
     otherwise pass unnoticed, the Python path sending in its place."""
     if fastrtp._fastrtp is None:
         if shutil.which(os.environ.get("CC", "cc")) is None:
-            pytest.skip("no C compiler here: server._fastrtp is not built, the Python path sends")
-        pytest.fail("server._fastrtp is not built although a C compiler is here: "
+            pytest.skip("no C compiler here: server.media._fastrtp is not built, the Python path sends")
+        pytest.fail("server.media._fastrtp is not built although a C compiler is here: "
                     "run scripts/setup.sh again and read pip's output")
 
 
@@ -251,7 +251,7 @@ def test_native_sender_steps_aside_when_not_built_or_turned_off(monkeypatch):
     monkeypatch.setattr(fastrtp, "_checked", None)
     monkeypatch.setattr(fastrtp, "_fastrtp", None)  # built without a compiler
     assert not fastrtp.available() and fastrtp.sender(*args) is None
-    _built_module = pytest.importorskip("server._fastrtp")
+    _built_module = pytest.importorskip("server.media._fastrtp")
     monkeypatch.setattr(fastrtp, "_fastrtp", _built_module)
     monkeypatch.setattr(fastrtp, "_checked", None)
     monkeypatch.setenv("SUSSURRO_NATIVE_RTP", "0")  # the operator's switch

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import websockets
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import close_all, seated
 from tests.support.server_proc import ServerProc
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 import websockets
 
-from server.forwarded import TrustedProxies
+from server.edge.forwarded import TrustedProxies
 from tests.support.server_proc import ServerProc
 
 PROXY = "127.0.0.2"

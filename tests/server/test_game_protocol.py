@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import FAST, close_all, play_all, seated
 
 ROLES = {"civile", "intruso", "fantasma"}

@@ -103,7 +103,7 @@ async def test_a_second_socket_for_the_same_token_replaces_the_first(shared_serv
     clients = await started(shared_server, 3)
     try:
         bob = clients[1]
-        from server.client import Client
+        from client.protocol_client import Client
 
         tab2 = Client(bob.base_url, bob.code, bob.player, bob.token)
         await tab2.connect()
@@ -178,7 +178,7 @@ async def test_leaving_during_a_game_frees_the_seat_and_the_game_goes_on(shared_
         assert room["phase"] == "playing" and bob.player not in [p["id"] for p in room["players"]]
         # Still a player of the game (their turns time out); the token is revoked.
         assert bob.player in [p["id"] for p in host.view["players"]]
-        from server.client import Client
+        from client.protocol_client import Client
 
         again = Client(bob.base_url, bob.code, bob.player, bob.token)
         with pytest.raises(ConnectionError):

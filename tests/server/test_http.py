@@ -9,7 +9,7 @@ import httpx
 import pytest
 import segno
 
-from server.codes import ALPHABET
+from server.rooms.codes import ALPHABET
 from tests.support.server_proc import ServerProc
 
 
@@ -150,8 +150,8 @@ def test_static_files_of_the_web_client_are_served(shared_server):
 
 
 async def test_a_placeholder_page_is_served_when_the_web_client_is_missing(tmp_path):
-    from server.app import create_app
     from server.config import Settings
+    from server.edge.app import create_app
 
     app = create_app(Settings(db=str(tmp_path / "p.db"), web_dir=str(tmp_path / "absent")))
     transport = httpx.ASGITransport(app=app)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import close_all, play_all, seated
 
 

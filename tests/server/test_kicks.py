@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import close_all, request, seated
 
 

@@ -23,8 +23,8 @@ import pytest
 import segno
 from cryptography import x509
 
-from server.lan import LanIdentity, lan_identity
-from server.tls import (
+from server.reach.lan import LanIdentity, lan_identity
+from server.reach.tls import (
     CERT_NAME,
     KEY_NAME,
     covered,
@@ -182,7 +182,7 @@ def test_a_real_certificate_from_certfile_and_http_redirects_to_https(tmp_path):
 
 def test_certfile_without_keyfile_is_refused_clearly(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+        [sys.executable, "-m", "sussurro.cli", "serve", "--host", "127.0.0.1", "--port", "0",
          "--db", str(tmp_path / "s.db"), "--certfile", str(tmp_path / "x.pem")],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0

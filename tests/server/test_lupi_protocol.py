@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from server.client import Client, play
+from client.protocol_client import Client, play
 from tests.server.roomkit import NAMES, by_id, close_all, seated
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

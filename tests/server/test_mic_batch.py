@@ -1,4 +1,4 @@
-"""Mic packets held until the voice loop's tick (server/rtc.py MicBatch) and decoded
+"""Mic packets held until the voice loop's tick (server/media/rtc.py MicBatch) and decoded
 back to back then: the same PCM, RTP times and counters as decoding each on
 arrival, with each packet's arrival time; and the voice times its playout from
 that arrival, not from the flush. Real libopus, real Opus packets."""
@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from server import opus
-from server.rtc import MicBatch, MicDecoder, Peer
-from server.voice import PERIOD, RoomVoice
+from server.media import opus
+from server.media.rtc import MicBatch, MicDecoder, Peer
+from server.media.voice import PERIOD, RoomVoice
 from tests.server.test_opus_direct import _fresh_check, _mic_stream, _run_mic  # noqa: F401
 
 

@@ -1,9 +1,9 @@
-"""Decoded mic frames quieter than SILENCE_PEAK are digital silence (server/rtc.py):
+"""Decoded mic frames quieter than SILENCE_PEAK are digital silence (server/media/rtc.py):
 the quick test by the frame's energy must decide exactly as the sample-by-sample one."""
 
 import numpy as np
 
-from server.rtc import SILENCE_PEAK, _digital_silence
+from server.media.rtc import SILENCE_PEAK, _digital_silence
 
 
 def _exact(pcm: np.ndarray) -> bool:

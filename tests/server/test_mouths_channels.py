@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from audio import Routing
-from server.voicelink import VoiceLink
+from server.rooms.voicelink import VoiceLink
 
 PIDS = ["p1", "p2", "p3", "p4"]
 

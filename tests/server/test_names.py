@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.seats import RoomError, clean_name, pick_color, same_name
+from server.rooms.seats import RoomError, clean_name, pick_color, same_name
 
 LOOK_ALIKES_OF_ADA = [
     "Ada\u3164",  # Hangul filler

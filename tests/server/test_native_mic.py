@@ -1,5 +1,5 @@
-"""Issue 15 (server CPU): the mic packets taken in C (server/_fastrtp.c, `Receiver`, wired by
-server/rtp_in.py) reach the decoder and aiortc's statistics exactly as they do through the
+"""Issue 15 (server CPU): the mic packets taken in C (server/media/_fastrtp.c, `Receiver`, wired by
+server/media/rtp_in.py) reach the decoder and aiortc's statistics exactly as they do through the
 Python path (`RtpIn.take`): the same packets fed to both, real libsrtp sessions, aiortc's
 own `StreamStatistics`, a stand-in for aiortc's receive task where a packet is handed on."""
 
@@ -17,9 +17,9 @@ from aiortc.rtcdtlstransport import State as DtlsState
 from aiortc.rtcrtpreceiver import StreamStatistics
 from aiortc.rtp import RtpPacket
 
-from server import fastrtp, srtp
-from server.rtc import MicBatch, MicDecoder, Peer
-from server.rtp_in import RtpIn
+from server.media import fastrtp, srtp
+from server.media.rtc import MicBatch, MicDecoder, Peer
+from server.media.rtp_in import RtpIn
 from tests.server.test_fast_rtp import _built, _sessions
 
 SSRC = 0x5EED1234

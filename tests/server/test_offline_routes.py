@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.browser.onephone import OFFLINE_BUILD
 from tests.support.server_proc import ServerProc
 

@@ -1,4 +1,4 @@
-"""Opus through libopus called directly (server/opus.py) and PyAV's path beside it.
+"""Opus through libopus called directly (server/media/opus.py) and PyAV's path beside it.
 
 Issue 15 (server CPU): the encoder of every mix and the decoder of every mic
 packet call libopus through ctypes where the library is found and passes the
@@ -16,11 +16,11 @@ import av
 import numpy as np
 import pytest
 
-from server import opus
 from server.config import VOICE_CODECS
-from server.opus import FRAME, SAMPLE_RATE, OpusDecoder, OpusEncoder, OpusError
-from server.rtc import SILENCE_PEAK, MicDecoder, Peer
-from server.rtp_in import MicPacket
+from server.media import opus
+from server.media.opus import FRAME, SAMPLE_RATE, OpusDecoder, OpusEncoder, OpusError
+from server.media.rtc import SILENCE_PEAK, MicDecoder, Peer
+from server.media.rtp_in import MicPacket
 
 
 @pytest.fixture(autouse=True)
@@ -200,7 +200,7 @@ def test_a_library_that_fails_the_check_falls_back_to_pyav(case, monkeypatch, ca
         monkeypatch.setattr(opus, "library_paths", lambda: [_av_lib("libavutil")])
     else:  # the library loads but its encoder gives nothing: a mismatch
         monkeypatch.setattr(opus._DirectEncode, "encode", lambda self, pcm: b"")
-    with caplog.at_level(logging.WARNING, logger="server.opus"):
+    with caplog.at_level(logging.WARNING, logger="server.media.opus"):
         assert opus.libopus() is None
         enc, dec = OpusEncoder(), OpusDecoder()
         assert opus.libopus() is None

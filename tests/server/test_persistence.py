@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import (
     by_id,
     close_all,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.protocol import CLIENT_TYPES, ProtocolError, action_dict, parse
+from server.wire.protocol import CLIENT_TYPES, ProtocolError, action_dict, parse
 
 CODES = {"too_large", "bad_json", "unknown_type", "bad_message"}
 

@@ -6,9 +6,9 @@ import json
 
 import game
 from server.config import Settings
-from server.protocol import parse
-from server.rooms import Rooms
-from server.store import ActionRow, Store
+from server.rooms.registry import Rooms
+from server.storage.sqlite import ActionRow, Store
+from server.wire.protocol import parse
 
 
 async def _restore(path) -> tuple[Store, Rooms]:

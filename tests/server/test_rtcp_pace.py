@@ -1,5 +1,5 @@
 """Issue 15 (server CPU): aiortc's RTCP reports spaced as a browser spaces an audio
-stream's, 5 s apart on average instead of 1 s (server/rtcp.py), checked against
+stream's, 5 s apart on average instead of 1 s (server/media/rtcp.py), checked against
 aiortc's code first, with aiortc's own pace kept where that code has changed."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 from aiortc.rtcrtpreceiver import RTCRtpReceiver
 from aiortc.rtcrtpsender import RTCRtpSender
 
-from server import rtcp
-from server.rtc import open_peer
-from server.rtc_client import Tone, VoicePeer
+from client.rtc_peer import Tone, VoicePeer
+from server.media import rtcp
+from server.media.rtc import open_peer
 from tests.support.mix_tone import push_tone
 
 pytestmark = pytest.mark.timeout(120)
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture
 def aiortc_as_found():
-    """Leave aiortc's two modules and server.rtcp as the test found them."""
+    """Leave aiortc's two modules and server.media.rtcp as the test found them."""
     saved = [(m, m.random) for m in rtcp._MODULES]
     spacing, refused = rtcp.SPACING, rtcp.REFUSED
     interval = spacing.interval if spacing is not None else None
@@ -57,7 +57,7 @@ def test_the_interval_from_the_environment(monkeypatch, caplog):
                       ("soon", 5.0), ("nan", 5.0)):
         monkeypatch.setenv("SUSSURRO_RTCP_INTERVAL", raw)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="server.rtcp"):
+        with caplog.at_level(logging.WARNING, logger="server.media.rtcp"):
             assert rtcp.interval_from_env() == want, raw
         assert bool(caplog.records) is (raw not in ("", "2.5", "1")), raw
 
@@ -99,7 +99,7 @@ def test_aiortcs_code_as_it_is_now_is_paced(aiortc_as_found):
 def test_a_changed_aiortc_keeps_its_own_pace(change, aiortc_as_found, caplog):
     fake = _module(_CHANGED[change])
     before, real_before = getattr(fake, "random", None), aiortc.rtcrtpsender.random
-    with caplog.at_level(logging.WARNING, logger="server.rtcp"):
+    with caplog.at_level(logging.WARNING, logger="server.media.rtcp"):
         assert rtcp.pace(5.0, modules=(aiortc.rtcrtpsender, fake)) is False
     # neither module changed, the paceable one included
     assert getattr(fake, "random", None) is before and aiortc.rtcrtpsender.random is real_before
@@ -163,7 +163,7 @@ async def test_reports_between_real_peers_come_at_the_pace_set(paced, aiortc_as_
         monkeypatch.setattr(aiortc.rtcrtpsender, "jitter", reader, raising=False)
         rtcp.REFUSED = None
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="server.rtcp"):
+        with caplog.at_level(logging.WARNING, logger="server.media.rtcp"):
             assert rtcp.pace() is False
             assert rtcp.pace() is False  # as every peer asks: refused without a check
         assert "jitter" in rtcp.REFUSED

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.client import Client, HttpError
+from client.protocol_client import Client, HttpError
 from tests.server.roomkit import close_all, request
 from tests.support.server_proc import ServerProc
 

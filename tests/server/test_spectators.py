@@ -14,7 +14,7 @@ import asyncio
 import httpx
 import pytest
 
-from server.client import Client, HttpError
+from client.protocol_client import Client, HttpError
 from tests.server.roomkit import SLOW, close_all, request, seated, started
 from tests.support.server_proc import ServerProc
 

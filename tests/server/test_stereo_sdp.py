@@ -3,9 +3,9 @@ and the stereo encoder."""
 
 import numpy as np
 
-from server.opus import OpusEncoder
-from server.rtc import ask_for_dtx, offers_stereo
-from server.rtc_client import frame_to_stereo, with_stereo
+from client.rtc_peer import frame_to_stereo, with_stereo
+from server.media.opus import OpusEncoder
+from server.media.rtc import ask_for_dtx, offers_stereo
 
 OFFER = "\r\n".join([
     "v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111 0", "a=rtpmap:111 opus/48000/2",

@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 from aioice import stun, turn
 
-from server.client import Client
-from server.codes import hash_token
+from client.protocol_client import Client
 from server.config import Settings
-from server.turn import client_ice_servers, turn_credential, turn_user, turn_username
+from server.media.turn import client_ice_servers, turn_credential, turn_user, turn_username
+from server.rooms.codes import hash_token
 from tests.server.roomkit import close_all
 from tests.support.server_proc import ServerProc
 
@@ -244,10 +244,10 @@ async def test_voice_goes_both_ways_through_coturn_with_a_relay_only_client(cotu
     """A client whose network lets only TURN through (relayed candidates only, as a phone
     behind a strict firewall): the mix reaches it through coturn's relay and its mic
     reaches the server, with no packet lost. From the server the relay is a plain UDP
-    address, so the compiled sender (server/fastrtp.py, where built) sends to it."""
-    from server import fastrtp
-    from server.rtc import open_peer
-    from server.rtc_client import Tone, VoicePeer
+    address, so the compiled sender (server/media/fastrtp.py, where built) sends to it."""
+    from client.rtc_peer import Tone, VoicePeer
+    from server.media import fastrtp
+    from server.media.rtc import open_peer
     from tests.e2e.spectrum import steady, tone_db
     from tests.support.mix_tone import push_tone
 

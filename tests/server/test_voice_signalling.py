@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from server.rtc_client import Silence, Tone, VoicePeer
+from client.rtc_peer import Silence, Tone, VoicePeer
 from tests.server.roomkit import close_all, seated
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]

@@ -10,7 +10,7 @@ tests/e2e/test_whisper_drops.py checks the same with real voices in the mix.
 
 from __future__ import annotations
 
-from server.client import Client
+from client.protocol_client import Client
 from tests.server.roomkit import close_all, next_clue, started
 
 

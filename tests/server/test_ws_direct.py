@@ -1,4 +1,4 @@
-"""Frames written straight to the socket (server/wsdirect.py), and the writer where not.
+"""Frames written straight to the socket (server/wire/wsdirect.py), and the writer where not.
 
 A message sent while a socket's queue is empty and its writer idle is framed here and
 written at once; anything else takes the writer task. Both paths run against a real
@@ -36,13 +36,13 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
-from server import connection
-from server.client import Client
-from server.connection import Connection
-from server.lan import LanIdentity
-from server.protocol import CLOSE_SLOW
-from server.tls import make_certificate
-from server.wsdirect import SCOPE_KEY, DirectFrames, RawSend, frame_of, text_frame
+from client.protocol_client import Client
+from server.reach.lan import LanIdentity
+from server.reach.tls import make_certificate
+from server.wire import connection
+from server.wire.connection import Connection
+from server.wire.protocol import CLOSE_SLOW
+from server.wire.wsdirect import SCOPE_KEY, DirectFrames, RawSend, frame_of, text_frame
 from tests.server.roomkit import close_all, seated
 
 
@@ -322,7 +322,7 @@ def test_a_protocol_without_what_the_direct_path_reads_gets_the_writer(caplog):
     all of them, the object never initialised): no direct path, and the log says why."""
     proto = object.__new__(WebSocketsSansIOProtocol)
     ws = types.SimpleNamespace(scope={SCOPE_KEY: proto.send})
-    with caplog.at_level(logging.INFO, logger="server.wsdirect"):
+    with caplog.at_level(logging.INFO, logger="server.wire.wsdirect"):
         assert DirectFrames.of(ws) is None
     assert "uvicorn's protocol changed" in caplog.text
 

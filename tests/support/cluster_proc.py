@@ -86,7 +86,7 @@ class ClusterProc:
 
     def status(self) -> dict:
         """`sussurro cluster status --json` run as a command, parsed."""
-        out = subprocess.run([_python(), "-m", "server.cli", "cluster", "status", "--json",
+        out = subprocess.run([_python(), "-m", "sussurro.cli", "cluster", "status", "--json",
                               "--redis", self.redis.url], cwd=ROOT, capture_output=True,
                              text=True, timeout=30, check=True)
         return json.loads(out.stdout)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from server.opus import OpusEncoder
+from server.media.opus import OpusEncoder
 
 
 async def push_tone(peer, frames: int, hz: float = 880.0,

@@ -118,7 +118,7 @@ class ServerProc:
     def _start(self, timeout: float) -> ServerProc:
         first = self.proc is None
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
-        cmd = [_python(), "-m", "server.cli", "serve", "--host", "127.0.0.1",
+        cmd = [_python(), "-m", "sussurro.cli", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--db", self.db, "--log-level", self.log_level,
                *self.args]
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process

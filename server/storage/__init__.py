@@ -1,0 +1,7 @@
+"""Storage: where rooms, seats, games and the action log are kept.
+
+Owns the async store seam the room actors await (`seam`), the embedded SQLite
+store (`sqlite`), and cluster mode's Redis store with its server-side scripts.
+Imports no other server package. A new store implements the seam
+(tests/cluster/test_store_contract.py runs the same contract on each).
+"""
