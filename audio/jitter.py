@@ -41,7 +41,8 @@ Policy, in the order a frame meets it:
   ends it where the following audio best matches the removed audio's start
   (up to 5 ms later: a pitch-aligned time compression for voiced sound) and
   cross-fades over 5 ms from the removed audio's start, the true continuation
-  of what precedes the cut, into what follows it: no click.
+  of what precedes the cut, into what follows it: no click. A cut still
+  pending when the queue runs dry is dropped: the excess was that stream's.
 - Running dry plays silence: the last frame's tail is continued (mirrored)
   and faded out over 5 ms, so there is no click; playback fades back in.
   Any other break in continuity (a dropped frame) is a 5 ms cross-fade.
@@ -204,6 +205,10 @@ class JitterQueue:
             self._playing = False
             self._offset = None
             self._dry_at = self._tick
+            # The excess was this stream's latency, and it ran out: a cut still pending
+            # would take audio from the next spurt, which starts at its own latency.
+            self._excess = 0
+            self._waited = 0
             return self._conceal()
         timed = self._offset is not None
         if timed:
@@ -411,15 +416,16 @@ class JitterQueue:
         is queued."""
         if any(f is self._flushed for f in self._frames):
             return 0
-        parts = [*self._frames, self._partial] if self._partial.size else list(self._frames)
-        flat = np.concatenate(parts)
         # What must stay after the cut: the frames the queue plays from, and a whole fade.
         if keep is None:
             keep = max(FADE, self._floor() * FRAME)
         base = max(want - ALIGN // 2, 1)
-        align = min(ALIGN, flat.size - keep - base)
+        # (checked before joining the frames: a queue too short to cut may be empty)
+        align = min(ALIGN, len(self._frames) * FRAME + self._partial.size - keep - base)
         if align < 0:
             return 0
+        parts = [*self._frames, self._partial] if self._partial.size else list(self._frames)
+        flat = np.concatenate(parts)
         # The quietest `base`-long window, on a 5 ms grid (the earliest on ties).
         power = np.concatenate([[0.0], np.cumsum(flat.astype(np.float64) ** 2)])
         starts = np.arange(0, flat.size - base - align - FADE + 1, FADE)

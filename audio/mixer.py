@@ -44,6 +44,7 @@ gain and shared arrays stay correct.
 
 from __future__ import annotations
 
+import logging
 import time
 import zlib
 from collections.abc import Iterable
@@ -63,6 +64,8 @@ __all__ = ["RoomMixer", "TickResult"]
 
 WINDOW = FRAME + LOOKAHEAD
 EFFECT_REST_FRAMES = 50
+log = logging.getLogger(__name__)
+
 # Merged plans kept per plan (one per set of sounding speakers). A phase usually sees a
 # handful of sets; a long one with many talkers coming and going could see thousands.
 # Past this many, the oldest set is forgotten (it is rebuilt if it comes back).
@@ -166,6 +169,7 @@ class RoomMixer:
         self._tick_us = 0.0
         self._ticks = 0
         self._distinct = 0
+        self._queue_faults = 0  # speakers' queues that raised and were started afresh
 
     # ------------------------------------------------------------ players
 
@@ -417,7 +421,11 @@ class RoomMixer:
         live = [False] * n
         queues, effects = self._queues, self._effects
         for i, pid in enumerate(players):
-            frame = queues[pid].pop()
+            try:
+                frame = queues[pid].pop()
+            except Exception:
+                # One speaker's queue must not cost every listener this tick's frame.
+                frame = self._queue_failed(pid)
             if frame is not _SILENT_FRAME:
                 energy = float(np.dot(frame, frame))
                 if energy == 0.0 and not frame.any():
@@ -495,6 +503,16 @@ class RoomMixer:
             groups=list(plan.members),
         )
 
+    def _queue_failed(self, pid: str) -> np.ndarray:
+        """`pid`'s queue raised in `pop`: log it, start the speaker afresh (the audio it
+        held is dropped, its counters kept), and play silence for them this tick."""
+        log.exception("jitter queue of speaker %s failed; started afresh", pid)
+        self._queue_faults += 1
+        old, new = self._queues[pid], JitterQueue()
+        new.underruns, new.overflows, new.trimmed = old.underruns, old.overflows, old.trimmed
+        self._queues[pid] = new
+        return _SILENT_FRAME
+
     def _apply_effect(self, pid: str, effect, frame: np.ndarray) -> np.ndarray:
         if frame.any():
             self._quiet[pid] = 0
@@ -536,4 +554,5 @@ class RoomMixer:
             "distinct": self._distinct,
             "ticks": self._ticks,
             "tick_us": self._tick_us,
+            "queue_faults": self._queue_faults,
         }

@@ -221,3 +221,68 @@ def test_ticks_moved_earlier_count_as_longer_delays_and_leave_no_hole():
     assert before is not None and after is not None
     assert abs((before - after) - 0.5) < 1e-6
     assert np.abs(np.diff(np.concatenate(out)[100 * FRAME :])).max() < 1e-3
+
+
+def _opus_frames(signal):
+    """`signal` through the project's Opus encoder and decoder, frame by frame: the very
+    frames the voice loop pushes (real decoded lengths and values)."""
+    from server.opus import OpusDecoder, OpusEncoder
+
+    enc, dec = OpusEncoder(), OpusDecoder()
+    return [dec.decode(enc.encode(signal[k * FRAME : (k + 1) * FRAME]))
+            for k in range(signal.size // FRAME)]
+
+
+def test_issue29_14_a_cut_pending_when_a_spurt_ends_does_not_fail_the_next_pop():
+    """Issue 29 item 14 (`voice tick failed ... need at least one array to concatenate`).
+
+    A steady timed spurt starts with a frame of cushion, so the queue cuts it back
+    (catch-up shedding). The cut leaves a fraction of a frame queued and a rest of
+    the excess pending; the speaker stops, the queue runs dry with that rest still
+    pending, the fraction is flushed and played when the pause is noticed, and the
+    pending cut then met an empty queue. Here with Opus-decoded speech, for every
+    spurt length and arrival phase: every pop gives a frame, the spurt's end plays,
+    and the next spurt plays whole and click-free."""
+    fr = _opus_frames(speech_like(3.0, seed=2))
+    cut_left_a_fraction = 0
+    for n in range(5, 40):
+        for since in (0.2, 0.5, 0.8):
+            q = JitterQueue()
+            q.pop()
+            for k in range(n):
+                q.push(fr[k], since_pop=since, ts=float(k))
+                assert q.pop().shape == (FRAME,)
+            cut_left_a_fraction += q.trimmed > 0 and 0 < q.depth < 1
+            out = [q.pop() for _ in range(20)]  # the speaker paused: the tail plays out
+            assert all(o.shape == (FRAME,) for o in out)
+            holes = q.underruns
+            # The next spurt, 40 ticks later in media time, plays without a hole.
+            out = []
+            for k in range(n, n + 60):
+                q.push(fr[k], since_pop=since, ts=float(k + 40))
+                out.append(q.pop())
+            y = np.concatenate(out[5:])
+            assert np.abs(y).max() > 0.01 and q.underruns == holes
+            assert np.abs(np.diff(y)).max() < 0.5
+    # the case of the issue was met (a cut ended the spurt with part of a frame left)
+    assert cut_left_a_fraction > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 30)), min_size=1, max_size=8),
+       st.floats(0, 0.95), st.integers(0, 3))
+def test_issue29_14_any_talk_spurts_and_pauses_never_fail_a_pop(spurts, since, seed):
+    """Issue 29 item 14, as a property: steady timed talk spurts of speech (n frames,
+    then a pause of m ticks, the media time running on), whatever their lengths and
+    arrival phase: every pop gives a whole frame and the queue stays bounded."""
+    x = speech_like(12.0, seed=seed)
+    q = JitterQueue()
+    k = ts = 0
+    for n, m in spurts:
+        for _ in range(n):
+            q.push(x[k * FRAME : (k + 1) * FRAME], since_pop=since, ts=float(ts))
+            assert q.pop().shape == (FRAME,) and q.depth <= 5
+            k, ts = k + 1, ts + 1
+        for _ in range(m):
+            assert q.pop().shape == (FRAME,)
+        ts += m

@@ -108,6 +108,43 @@ def test_stats_report_counters_depths_and_activity_per_speaker():
     assert s["tick_us"] > 0
 
 
+def test_issue29_14_one_speakers_failing_queue_costs_nobody_else_their_frame(caplog):
+    """Issue 29 item 14: a speaker's jitter queue that raises (as `_shed` did on an
+    empty queue) failed the whole tick: no listener got a frame, every voice had a
+    20 ms hole. Now that speaker is silent for the tick and their queue starts afresh
+    (its counters kept); the others are mixed as usual, and the fault is logged."""
+    m = _room(["a", "b", "c"], public=frozenset({"a", "b"}))
+    x = tone(300, 1.0, -12.0)
+    for t in range(10):
+        m.push("a", x[t * FRAME : (t + 1) * FRAME])
+        m.push("b", x[t * FRAME : (t + 1) * FRAME])
+        m.tick()
+    m.push("a", np.zeros(20 * FRAME, dtype=np.float32) + 0.1)  # some frames too many
+    overflows = m.stats()["overflows"]["a"]
+    assert overflows > 0
+    broken = m._queues["a"]
+
+    def fail():
+        raise ValueError("need at least one array to concatenate")
+
+    broken.pop = fail
+    m.push("b", x[10 * FRAME : 11 * FRAME])
+    res = m.tick()
+    mix_c = res.mixes["c"]
+    # c hears b's frame (past the limiter's look-ahead: a's last millisecond before it)
+    assert np.abs(mix_c[FRAME // 4 :]).max() > 0.1
+    assert res.mouths["b"] > 0
+    assert "speaker a" in caplog.text and "ValueError" in caplog.text
+    s = m.stats()
+    assert s["queue_faults"] == 1 and s["overflows"]["a"] == overflows
+    assert s["depth"]["a"] == 0  # a fresh queue: what the broken one held is dropped
+    for t in range(11, 20):
+        m.push("a", x[t * FRAME : (t + 1) * FRAME])
+        m.push("b", x[t * FRAME : (t + 1) * FRAME])
+        m.tick()
+    assert m.stats()["queue_faults"] == 1 and m.stats()["active"]["a"]
+
+
 def test_tick_with_no_players_is_empty():
     res = RoomMixer().tick()
     assert res.mixes == {} and res.mouths == {} and res.distinct == 0
