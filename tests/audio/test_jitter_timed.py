@@ -226,7 +226,7 @@ def test_ticks_moved_earlier_count_as_longer_delays_and_leave_no_hole():
 def _opus_frames(signal):
     """`signal` through the project's Opus encoder and decoder, frame by frame: the very
     frames the voice loop pushes (real decoded lengths and values)."""
-    from server.opus import OpusDecoder, OpusEncoder
+    from server.media.opus import OpusDecoder, OpusEncoder
 
     enc, dec = OpusEncoder(), OpusDecoder()
     return [dec.decode(enc.encode(signal[k * FRAME : (k + 1) * FRAME]))
