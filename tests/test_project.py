@@ -1,7 +1,9 @@
-"""The project's own shape: the CLI exists and the layering rule of DESIGN.md holds."""
+"""The project's own shape: the CLI exists and the import map of DESIGN.md holds."""
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -33,3 +35,30 @@ def test_cli_has_serve_and_simulate():
         main(["--help"])
     except SystemExit as exc:
         assert exc.code == 0
+
+
+def _lint_imports(config: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    exe = pathlib.Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(exe), "--no-cache", str(config)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_import_map_in_pyproject_holds():
+    """docs/architecture.md's map, as import-linter contracts (pyproject.toml): every
+    package imports only the layers below it, and the server never the client."""
+    run = _lint_imports(ROOT / "pyproject.toml")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+def test_the_import_map_sees_the_real_imports(tmp_path):
+    """The same check with the server put under the core must break: the linter reads
+    the project's real imports, so a map that does not match them fails."""
+    upside_down = tmp_path / "importlinter.toml"
+    upside_down.write_text(
+        '[tool.importlinter]\nroot_packages = ["game", "server"]\n\n'
+        '[[tool.importlinter.contracts]]\nid = "upside-down"\nname = "upside down"\n'
+        'type = "layers"\nlayers = ["game", "server"]\n')
+    run = _lint_imports(upside_down)
+    assert run.returncode != 0
+    assert "server" in run.stdout and "game" in run.stdout and "BROKEN" in run.stdout
