@@ -54,7 +54,7 @@ from server.storage.seam import (
     RoomRow,
     StoreUnavailable,
 )
-from server.storage.seam import redis_scripts as S
+from server.storage import redis_scripts as S
 
 log = logging.getLogger(__name__)
 
