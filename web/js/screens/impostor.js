@@ -9,13 +9,13 @@ import { h, holdable, region } from "../dom.js";
 import { claimErrors, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
-import { leaveButton, nextRules } from "./lobby.js";
+import { nextRules, rematchBar } from "./controls.js";
 import { micCard } from "../miccard.js";
 import { factText, nameOf, roleName } from "../names.js";
 import * as notes from "../notepad.js";
 import { ring } from "../ring.js";
 import * as session from "../session.js";
-import { isHost, state } from "../state.js";
+import { state } from "../state.js";
 import { eveningPanel, gamePoints } from "./podium.js";
 import { volumeControl } from "../volumes.js";
 
@@ -200,10 +200,7 @@ function endScreen(v) {
     gamePoints(r),
     eveningPanel(),
     nextRules(),
-    h("div", { class: "start-bar" }, isHost()
-      ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
-      : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
-    leaveButton()),
+    rematchBar(),
   ];
 }
 
