@@ -5,9 +5,10 @@ import { t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { factText, powerName, roleName } from "./names.js";
 
+/** The undercover card: my word, my role and power, what I was told about others. */
 export function secretCard(view) {
   const me = view.me || {};
-  const secret = h("div", { class: "secret-face", "aria-hidden": "true" },
+  return heldCard([
     h("span", { class: "label" }, t("card.word")),
     h("strong", { class: "secret-word", id: "secret-word" }, me.word ?? t("card.no_word")),
     me.role ? h("p", { class: "secret-role" }, t("card.role"), ": ", h("strong", {}, roleName(me.role, view.preset))) : null,
@@ -15,7 +16,13 @@ export function secretCard(view) {
       t("card.power"), ": ", h("strong", {}, powerName(me.power)),
       h("small", {}, t(`power.${me.power}.help`))) : null,
     me.drunk ? h("p", { class: "hint" }, t("card.drunk")) : null,
-    (me.known || []).length ? h("ul", { class: "known" }, me.known.map((f) => h("li", { "data-fact": f.fact }, factText(f)))) : null);
+    (me.known || []).length ? h("ul", { class: "known" }, me.known.map((f) => h("li", { "data-fact": f.fact }, factText(f)))) : null,
+  ]);
+}
+
+/** Any engine's secret card: `face` (its lines) shows only while the card is pressed and held. */
+export function heldCard(face) {
+  const secret = h("div", { class: "secret-face", "aria-hidden": "true" }, face);
   const cover = h("div", { class: "secret-cover" }, icon("eye", 28), h("span", {}, t("card.hold")));
   const el = h("button", {
     type: "button", class: "secret-card", id: "secret-card", "aria-label": t("card.hold"),

@@ -2,24 +2,11 @@
 // undercover word card (web/js/card.js), Impostore's card (what the role lets one know:
 // the word, or the hint, the category), Lupi Mannari's role card (web/js lupi_panel's face).
 
-import { secretCard } from "/static/js/card.js";
-import { h, holdable } from "/static/js/dom.js";
+import { heldCard, secretCard } from "/static/js/card.js";
+import { h } from "/static/js/dom.js";
 import { t } from "/static/js/i18n.js";
-import { icon } from "/static/js/icons.js";
 import { factText, roleName } from "/static/js/names.js";
 import { roleCardFace } from "/static/js/screens/lupi_panel.js";
-
-function held(lines) {
-  const secret = h("div", { class: "secret-face", "aria-hidden": "true" }, lines);
-  const cover = h("div", { class: "secret-cover" }, icon("eye", 28), h("span", {}, t("card.hold")));
-  const el = h("button", { type: "button", class: "secret-card", id: "secret-card", "aria-label": t("card.hold") },
-    cover, secret);
-  const show = () => { el.classList.add("revealed"); secret.setAttribute("aria-hidden", "false"); };
-  const hide = () => { el.classList.remove("revealed"); secret.setAttribute("aria-hidden", "true"); };
-  // A tap shows it for a moment too, for players who do not think to hold.
-  holdable(el, { start: show, stop: hide, tap: () => { show(); setTimeout(hide, 1500); }, delay: 150 });
-  return el;
-}
 
 /** Impostore: the same lines as the room's card (web/js/screens/impostor.js). */
 function impostorFace(v) {
@@ -50,7 +37,7 @@ function impostorFace(v) {
 
 /** The card of `view` (a seat's own view), whatever the engine. */
 export function cardFor(view) {
-  if (view.game === "impostor") return held(impostorFace(view));
-  if (view.game === "werewolf") return held(roleCardFace(view));
+  if (view.game === "impostor") return heldCard(impostorFace(view));
+  if (view.game === "werewolf") return heldCard(roleCardFace(view));
   return secretCard(view);
 }

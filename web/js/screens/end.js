@@ -4,10 +4,9 @@ import { face } from "../avatar.js";
 import { h } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { nameOf, powerName, roleName } from "../names.js";
-import * as session from "../session.js";
-import { isHost, state } from "../state.js";
+import { state } from "../state.js";
 import { clueBoard } from "./board.js";
-import { leaveButton, nextRules } from "./lobby.js";
+import { nextRules, rematchBar } from "./controls.js";
 import { eveningPanel, gamePoints } from "./podium.js";
 
 /** The result's per-player rows, whatever container the core used (list or map). */
@@ -64,9 +63,6 @@ export function endScreen(view) {
     gamePoints(result),
     eveningPanel(),
     nextRules(),
-    h("div", { class: "start-bar" }, isHost()
-      ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
-      : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
-    leaveButton()),
+    rematchBar(),
   ];
 }

@@ -1,5 +1,7 @@
-// What each engine of the core (view.game, catalog.presets[p].engine) draws: its game
-// screen and its options form in the lobby. A new engine adds its line here.
+// Every engine the client draws, registered with its game screen and its options form.
+// A new engine adds its line here. The entry points (app.js, the one-phone page's setup)
+// import the look-ups from this module, which is what registers them all; a screen
+// imports them from registry.js instead (importing this one would close a circle).
 
 import { lupiOptions } from "../lupi_options.js";
 import { undercoverOptions } from "../options.js";
@@ -7,19 +9,10 @@ import { mountGame } from "./game.js";
 import { mountImpostor } from "./impostor.js";
 import { impostorOptions } from "./impostor-options.js";
 import { mountLupi } from "./lupi.js";
+import { register } from "./registry.js";
 
-export const engines = {
-  undercover: { game: mountGame, options: undercoverOptions },
-  impostor: { game: mountImpostor, options: impostorOptions },
-  werewolf: { game: mountLupi, options: lupiOptions },
-};
+register("undercover", { game: mountGame, options: undercoverOptions });
+register("impostor", { game: mountImpostor, options: impostorOptions });
+register("werewolf", { game: mountLupi, options: lupiOptions });
 
-/** The screen that draws a game of `engine` (the undercover one when unknown). */
-export function gameScreen(engine) {
-  return (engines[engine] || engines.undercover).game;
-}
-
-/** The lobby's options form for a game of `engine`. */
-export function optionsForm(engine) {
-  return (engines[engine] || engines.undercover).options;
-}
+export { gameScreen, optionsForm } from "./registry.js";

@@ -5,17 +5,18 @@
 // then the end with this game's points, the podium and the awards.
 
 import { face } from "../avatar.js";
-import { h, holdable, region } from "../dom.js";
+import { heldCard } from "../card.js";
+import { h, region } from "../dom.js";
 import { claimErrors, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
-import { leaveButton, nextRules } from "./lobby.js";
+import { nextRules, rematchBar } from "./controls.js";
 import { micCard } from "../miccard.js";
 import { factText, nameOf, roleName } from "../names.js";
 import * as notes from "../notepad.js";
 import { ring } from "../ring.js";
 import * as session from "../session.js";
-import { isHost, state } from "../state.js";
+import { state } from "../state.js";
 import { eveningPanel, gamePoints } from "./podium.js";
 import { volumeControl } from "../volumes.js";
 
@@ -61,13 +62,7 @@ function impostorCard(v) {
   if ((me.known || []).length) {
     lines.push(h("ul", { class: "known" }, me.known.map((f) => h("li", { "data-fact": f.fact }, factText(f)))));
   }
-  const secret = h("div", { class: "secret-face", "aria-hidden": "true" }, lines);
-  const cover = h("div", { class: "secret-cover" }, icon("eye", 28), h("span", {}, t("card.hold")));
-  const el = h("button", { type: "button", class: "secret-card", id: "secret-card", "aria-label": t("card.hold") }, cover, secret);
-  const show = () => { el.classList.add("revealed"); secret.setAttribute("aria-hidden", "false"); };
-  const hide = () => { el.classList.remove("revealed"); secret.setAttribute("aria-hidden", "true"); };
-  holdable(el, { start: show, stop: hide, tap: () => { show(); setTimeout(hide, 1500); }, delay: 150 });
-  return el;
+  return heldCard(lines);
 }
 
 // ---------------------------------------------------------------- the panel under the card
@@ -200,10 +195,7 @@ function endScreen(v) {
     gamePoints(r),
     eveningPanel(),
     nextRules(),
-    h("div", { class: "start-bar" }, isHost()
-      ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
-      : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
-    leaveButton()),
+    rematchBar(),
   ];
 }
 

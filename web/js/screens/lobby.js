@@ -5,50 +5,14 @@ import { h, region } from "../dom.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
 import { micCard } from "../miccard.js";
-import { engineOf, presetChooser } from "../options.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
-import { spatialSwitch, volumeControl } from "../volumes.js";
-import { optionsForm } from "./engines.js";
-
-/** Give the seat up for good (the server revokes the token and closes with 4004). */
-export function leaveButton() {
-  return h("button", {
-    class: "btn btn-ghost", id: "leave-btn",
-    onclick: () => { if (confirm(t("lobby.leave_confirm"))) session.send({ type: "leave" }); },
-  }, t("lobby.leave"));
-}
+import { volumeControl } from "../volumes.js";
+import { leaveButton, settingsForm } from "./controls.js";
 
 // The base of room links as the server gives them (GET /api/links): with `--lan` the https
 // LAN address, the same the QR code holds, even when this page is on localhost.
 let joinBase = null;
-
-function sendSettings(patch) {
-  // The server merges the patch, validates it and echoes the normalised room to all.
-  session.send({ type: "settings", ...patch });
-}
-
-/** The host's settings: the game and style, then its engine's rules (lobby and end). */
-export function settingsForm(amHost) {
-  const s = state.room?.settings || {};
-  return [
-    h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
-    optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
-    h("div", { class: "options voice-options" }, spatialSwitch(amHost, session.send)),
-  ];
-}
-
-let rulesOpen = false;
-
-/** On the end screen: the host may change the game or the rules before the rematch. */
-export function nextRules() {
-  if (!isHost()) return null;
-  // Remembered at the click itself: a redraw may come before the details' toggle event.
-  const details = h("details", { class: "card next-rules", id: "next-rules", open: rulesOpen },
-    h("summary", { onclick: () => { rulesOpen = !details.open; } }, t("end.change_rules")),
-    settingsForm(true));
-  return details;
-}
 
 /**
  * Every spectator pass of the room, watched or not: the host removes one that is not the

@@ -3,7 +3,8 @@
 // At night the whole screen darkens alike for every role; only what a card allows differs.
 
 import { face } from "../avatar.js";
-import { h, holdable, region } from "../dom.js";
+import { heldCard } from "../card.js";
+import { h, region } from "../dom.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
 import { micCard } from "../miccard.js";
@@ -33,14 +34,7 @@ function eligible(v, mode, p) {
 
 function roleCard(v) {
   if (v.me?.moderator) return null;
-  const secret = h("div", { class: "secret-face", "aria-hidden": "true" }, roleCardFace(v));
-  const cover = h("div", { class: "secret-cover" }, icon("eye", 28), h("span", {}, t("card.hold")));
-  const el = h("button", { type: "button", class: "secret-card", id: "secret-card", "aria-label": t("card.hold") },
-    cover, secret);
-  const show = () => { el.classList.add("revealed"); secret.setAttribute("aria-hidden", "false"); };
-  const hide = () => { el.classList.remove("revealed"); secret.setAttribute("aria-hidden", "true"); };
-  holdable(el, { start: show, stop: hide, tap: () => { show(); setTimeout(hide, 1500); }, delay: 150 });
-  return el;
+  return heldCard(roleCardFace(v));
 }
 
 export function mountLupi(root) {

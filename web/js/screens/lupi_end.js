@@ -5,10 +5,9 @@ import { face } from "../avatar.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { nameOf, roleName } from "../names.js";
-import * as session from "../session.js";
-import { isHost, state } from "../state.js";
+import { state } from "../state.js";
 import { lineText } from "../narrator.js";
-import { leaveButton } from "./lobby.js";
+import { rematchBar } from "./controls.js";
 
 export function lupiEnd(view) {
   const r = view.result || {};
@@ -41,9 +40,6 @@ export function lupiEnd(view) {
       h("h2", {}, t("lupi.deaths")),
       h("ul", { class: "death-list" }, (r.deaths || []).map((d) => h("li", {},
         t(`lupi.death.${d.cause}`, { n: d.day, name: nameOf(d.player) }))))),
-    h("div", { class: "start-bar" }, isHost()
-      ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
-      : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
-    leaveButton()),
+    rematchBar(),
   ];
 }
