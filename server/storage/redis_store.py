@@ -46,6 +46,7 @@ from typing import Any
 from redis import exceptions as rexc
 from redis.asyncio import Redis
 
+from server.storage import redis_scripts as S
 from server.storage.seam import (
     ActionRow,
     GameRow,
@@ -54,7 +55,6 @@ from server.storage.seam import (
     RoomRow,
     StoreUnavailable,
 )
-from server.storage.seam import redis_scripts as S
 
 log = logging.getLogger(__name__)
 
