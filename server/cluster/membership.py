@@ -4,7 +4,7 @@ Each node publishes its load in `node:{id}` (a hash that expires after the ttl,
 its id in the set `nodes`) on every beat; a node that leaves deletes it and
 marks itself gone, so a late beat cannot bring it back. Everyone reads the
 entries to place rooms (server/cluster/placement.py) and to tell clients
-where the other nodes are. Keys are server/storage/redis_store.py's `Keys`.
+where the other nodes are. Keys are server/storage/redis_keys.py's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.cluster.placement import NodeLoad
-from server.storage.redis_store import Keys
+from server.storage.redis_keys import Keys
 
 # One more room on a node, if its registry entry is alive (never resurrect an expired one).
 COUNT_ROOM = """

@@ -4,7 +4,7 @@ One `Cluster` per `sussurro serve --redis ...` process. It
 
 - beats: every `ttl / 5` seconds it publishes the node's load (CPU of its
   process, rooms, voice peers) in `node:{id}`, a hash that expires after
-  `ttl`, and renews the claims of its rooms (server/storage/redis_store.py). A claim
+  `ttl`, and renews the claims of its rooms (server/storage/redis_fencing.py). A claim
   it finds taken by another node means the room moved while this node was
   away (paused, cut off): the room is unloaded and its clients sent on.
 - sweeps: on the same beat it lists the live rooms nobody claims (their node
@@ -37,7 +37,8 @@ from typing import Any, Protocol
 from server.cluster.handover import Handovers
 from server.cluster.membership import CpuMeter, Membership, new_node_id
 from server.cluster.placement import NodeLoad, assign, pick
-from server.storage.redis_store import Keys, RedisStore
+from server.storage.redis_keys import Keys
+from server.storage.redis_store import RedisStore
 from server.storage.seam import StoreUnavailable
 
 log = logging.getLogger(__name__)
