@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from audio import FRAME, SAMPLE_RATE, CueBank, DrunkVoice, RoomMixer, Routing  # noqa: E402
 from audio.synth import speech_like  # noqa: E402
 from server.media.opus import OpusSettings  # noqa: E402
-from server.media.voice import RoomVoice, _Streams  # noqa: E402
+from server.media.streams import Streams, group_mixes  # noqa: E402
 
 PLAYERS = [f"p{i:02d}" for i in range(16)]
 DRUNK = ("p01", "p02")
@@ -77,14 +77,14 @@ def _personalise(mixer: RoomMixer, spatial: bool, volumes: int) -> None:
         mixer.set_volumes(p, {PLAYERS[(i + 1) % len(PLAYERS)]: 0.5})
 
 
-def _encode_distinct(streams: _Streams, room, res) -> int:
+def _encode_distinct(streams: Streams, room, res) -> int:
     """What the server encodes for this tick's mixes, with its own code: the mixes
-    grouped by content (`RoomVoice._groups`), its streams (`_Streams`: an encoder per
+    grouped by content (`group_mixes`), its streams (`Streams`: an encoder per
     set of listeners that decoded all its packets), one encode per stream that is
     not reusing a silent packet. `room`: anything with the listeners' `_peers`.
     Returns the encodes made."""
     made = 0
-    groups = RoomVoice._groups(room, res.mixes)
+    groups = group_mixes(res.mixes, room._peers)
     for stream, (mix, _, silent) in streams.assign(groups, room._peers):
         before = stream.encodes
         stream.encode(mix, silent)
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
     for m in (mixer, core):
         _personalise(m, args.spatial, args.volumes)
     encoders = [_encoder() for _ in PLAYERS]
-    streams = _Streams(OpusSettings(), dtx=True)
+    streams = Streams(OpusSettings(), dtx=True)
     # one peer each, kept: no newcomers after the first tick
     room = types.SimpleNamespace(_peers={p: object() for p in PLAYERS})
     enc_distinct_us: list[float] = []

@@ -50,6 +50,10 @@ player whose view this is (or None when there is nothing to do), for any phase
 of the undercover engine; other engines' views get their engine's random
 player (`game.simulate.random_action`). `play(client, rng)` keeps answering the client's
 views with autoplay until the game is over.
+
+The parts: HTTP in client/http_api.py, the received messages and the waits
+on them in client/received.py, the random player in client/autoplay.py; this
+module keeps the socket (open, read, follow the room, send, close).
 """
 
 from __future__ import annotations
@@ -57,41 +61,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import websockets
 
-from game.simulate import nonsense, random_action, random_clue
+from client.autoplay import autoplay, play
+from client.http_api import HttpError, locate, post
+from client.received import Received
+
+__all__ = ["Client", "HttpError", "autoplay", "play"]
 
 
-class HttpError(Exception):
-    """The server refused an HTTP request."""
-
-    def __init__(self, status: int, body: Any) -> None:
-        self.status = status
-        self.body = body
-        self.code = body.get("code") if isinstance(body, dict) else None
-        super().__init__(f"HTTP {status}: {body}")
-
-
-async def _post(base_url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
-        r = await http.post(path, json=body)
-    data = r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
-    if r.status_code != 200:
-        raise HttpError(r.status_code, data)
-    return data
-
-
-class Client:
+class Client(Received):
     """One player's seat: the token, the socket, and everything received."""
 
     def __init__(self, base_url: str, code: str, player: str, token: str,
                  node: str | None = None, *, follow: bool = False,
                  follow_timeout: float = 60.0) -> None:
+        super().__init__()
         self.base_url = base_url.rstrip("/")
         self.code, self.player, self.token = code, player, token
         # Cluster mode: the node serving the room, and every live node the welcome named.
@@ -105,16 +93,10 @@ class Client:
         self._stopping = False
         self._opening = False
         self._follower: asyncio.Task[None] | None = None
-        self.messages: list[dict[str, Any]] = []
-        self.errors: list[dict[str, Any]] = []
-        self.view: dict[str, Any] | None = None
-        self.room: dict[str, Any] | None = None
-        self.welcome: dict[str, Any] | None = None
         self.closed = True
         self.close_code: int | None = None
         self._ws: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._changed = asyncio.Event()
 
     # HTTP ---------------------------------------------------------------------
 
@@ -123,7 +105,7 @@ class Client:
                      lang: str | None = None, color: str | None = None) -> Client:
         """Create a room (the caller becomes its host)."""
         body = {"name": name, "preset": preset, "lang": lang, "color": color}
-        data = await _post(base_url, "/api/rooms", {k: v for k, v in body.items() if v})
+        data = await post(base_url, "/api/rooms", {k: v for k, v in body.items() if v})
         return cls(base_url, data["code"], data["player"], data["token"], data.get("node"))
 
     @classmethod
@@ -131,14 +113,19 @@ class Client:
                    ) -> Client:
         """Take a seat in an existing room."""
         body = {"name": name, **({"color": color} if color else {})}
-        data = await _post(base_url, f"/api/rooms/{code}/join", body)
+        data = await post(base_url, f"/api/rooms/{code}/join", body)
         return cls(base_url, code, data["player"], data["token"], data.get("node"))
 
     @classmethod
     async def watch(cls, base_url: str, code: str) -> Client:
         """Take a spectator pass (a shared screen): `player` is the pass id (s1, ...)."""
-        data = await _post(base_url, f"/api/rooms/{code}/watch", {})
+        data = await post(base_url, f"/api/rooms/{code}/watch", {})
         return cls(base_url, code, data["spectator"], data["token"], data.get("node"))
+
+    async def locate(self, timeout: float = 10.0) -> str:
+        """The URL of the node serving the room now, asked of any node that answers."""
+        return await locate(lambda: [self.base_url, *self.nodes, self.node], self.code,
+                            timeout)
 
     # The socket -----------------------------------------------------------------
 
@@ -180,28 +167,8 @@ class Client:
         finally:
             self._opening = False
 
-    async def locate(self, timeout: float = 10.0) -> str:
-        """The URL of the node serving the room now, asked of any node that answers."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while True:
-            for base in dict.fromkeys([self.base_url, *self.nodes, self.node]):
-                if not base:
-                    continue
-                try:
-                    async with httpx.AsyncClient(timeout=3) as http:
-                        r = await http.get(f"{base}/api/rooms/{self.code}")
-                except httpx.HTTPError:
-                    continue
-                if r.status_code == 200:
-                    return (r.json().get("node") or base).rstrip("/")
-                if r.status_code == 404:
-                    raise ConnectionError(f"room {self.code} is gone")
-            if loop.time() > end:
-                raise TimeoutError(f"room {self.code}: no node answers for it")
-            await asyncio.sleep(0.25)
-
-    async def _drop_socket(self) -> None:
+    async def _drop_socket(self) -> Any:
+        """Close the socket and let its reader end (5 s at most); the socket closed."""
         ws, self._ws = self._ws, None
         if ws is not None:
             with contextlib.suppress(Exception):
@@ -210,6 +177,7 @@ class Client:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._reader, 5)
             self._reader = None
+        return ws
 
     async def _read(self) -> None:
         ws = self._ws
@@ -261,15 +229,10 @@ class Client:
                     await result
             return
 
-    def _record(self, msg: dict[str, Any]) -> None:
-        self.messages.append(msg)
+    def _noted(self, msg: dict[str, Any]) -> None:
+        # Where the room is: the welcome's node and nodes, a `nodes` update, a `moved`.
         kind = msg.get("type")
-        if kind == "view":
-            self.view = msg["view"]
-        elif kind == "room":
-            self.room = msg
-        elif kind == "welcome":
-            self.welcome = msg
+        if kind == "welcome":
             if msg.get("nodes"):
                 self.nodes = [u.rstrip("/") for u in msg["nodes"]]
             if msg.get("node"):
@@ -278,13 +241,13 @@ class Client:
             self.nodes = [u.rstrip("/") for u in msg.get("nodes") or []]
         elif kind == "moved":
             self._moved_to = (msg.get("node") or "").rstrip("/") or None
-        elif kind == "error":
-            self.errors.append(msg)
-        self._wake()
 
-    def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+    def _check_socket(self, opening: bool) -> None:
+        following = (not opening and self._follower is not None
+                     and not self._follower.done())
+        if (self.closed and self._reader is not None and self._reader.done()
+                and not following):
+            raise ConnectionError(f"socket closed ({self.close_code}) while waiting")
 
     async def send(self, type: str, **fields: Any) -> None:
         """Send one message `{"type": type, **fields}`."""
@@ -319,50 +282,6 @@ class Client:
         """Send a game action."""
         await self.send("action", action=action)
 
-    def mark(self) -> int:
-        """The index of the next message to arrive (for `wait_for(..., since=mark)`)."""
-        return len(self.messages)
-
-    async def wait_for(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0,
-                       since: int | None = None, _opening: bool = False) -> dict[str, Any]:
-        """The first message from index `since` on for which `pred` holds.
-
-        A closed socket ends the wait (ConnectionError), unless the client is
-        following the room (`follow`): then it waits through the reconnection."""
-        i = since or 0
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while True:
-            while i < len(self.messages):
-                msg = self.messages[i]
-                i += 1
-                if pred(msg):
-                    return msg
-            following = (not _opening and self._follower is not None
-                         and not self._follower.done())
-            if (self.closed and self._reader is not None and self._reader.done()
-                    and not following):
-                raise ConnectionError(f"socket closed ({self.close_code}) while waiting")
-            left = end - loop.time()
-            if left <= 0:
-                raise TimeoutError("no matching message")
-            changed = self._changed
-            # asyncio.timeout, not asyncio.wait_for: on Python 3.11, wait_for returns the
-            # result when a cancellation comes as the message does, so a cancelled waiter
-            # would loop on as if nothing had happened (and whoever awaits it hangs).
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(left):
-                    await changed.wait()
-
-    async def wait_view(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0
-                        ) -> dict[str, Any]:
-        """The current view if `pred(view)`, else the next view that satisfies it."""
-        if self.view is not None and pred(self.view):
-            return self.view
-        msg = await self.wait_for(lambda m: m["type"] == "view" and pred(m["view"]), timeout,
-                                  since=self.mark())
-        return msg["view"]
-
     async def wait_closed(self, timeout: float = 10.0) -> int | None:
         """Wait until the server closes the socket; its close code."""
         if self._reader is not None:
@@ -377,14 +296,7 @@ class Client:
             follower.cancel()
             with contextlib.suppress(BaseException):
                 await follower
-        ws, self._ws = self._ws, None
-        if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
-        if self._reader is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._reader, 5)
-            self._reader = None
+        ws = await self._drop_socket()
         if ws is not None:
             self.close_code = ws.close_code
         self.closed = True
@@ -394,92 +306,3 @@ class Client:
         with contextlib.suppress(Exception):
             await self.send("leave")
         await self.close()
-
-
-# A random legal player ---------------------------------------------------------
-
-
-def autoplay(view: dict[str, Any], rng: random.Random | None = None) -> dict[str, Any] | None:
-    """One legal-looking action for this view's player, or None if nothing is due.
-
-    Follows `view.me.can`: Cupido binds and the Ubriacone intoxicates random
-    others; a clue is a made-up word (an emoji for the Muto, a word of the
-    previous clue for the Pappagallo); in the debate the Sabotatore may swap
-    (rarely) then everyone is ready; votes go to a random candidate other than
-    oneself (once); the Giudice and the Vendicatore pick a random candidate;
-    a guess is a made-up word. The views of another engine are answered by that
-    engine's random player (`game.simulate.random_action`), one vote per ballot.
-    """
-    rng = rng or random.Random()
-    if view.get("game") not in (None, "undercover"):
-        # Another engine's game: its own random player (game/<engine>/sim.py).
-        # (A made-up word to guess with: an empty pool would fail the impostor's guess.)
-        return random_action(rng, view, [nonsense(rng)]) if view.get("me") else None
-    me = view.get("me") or {}
-    can = me.get("can") or []
-    myself = me.get("id")
-    if view.get("game") not in (None, "undercover"):
-        # Another engine: its own random player (game.simulate), voting once per ballot.
-        if ("vote" in can and me.get("vote") is not None) or (
-                "word_vote" in can and me.get("word_vote") is not None):
-            return None
-        return random_action(rng, view, [nonsense(rng)])
-    living = [p["id"] for p in view.get("players", []) if p.get("alive") and p["id"] != myself]
-    candidates = [c for c in view.get("candidates") or [] if c != myself]
-    if "bind" in can and living:
-        return {"type": "bind", "target": rng.choice(living)}
-    if "intoxicate" in can:
-        others = [p["id"] for p in view.get("players", []) if p["id"] != myself]
-        if len(others) >= 2:
-            return {"type": "intoxicate", "targets": rng.sample(others, 2)}
-    if "clue" in can:
-        return {"type": "clue", "text": random_clue(rng, view)}
-    if "guess" in can:
-        return {"type": "guess", "word": nonsense(rng)}
-    if "avenge" in can:
-        pool = candidates or living
-        return {"type": "avenge", "target": rng.choice(pool)} if pool else None
-    if "judge" in can and candidates:
-        return {"type": "judge", "target": rng.choice(candidates)}
-    if "swap" in can and rng.random() < 0.2:
-        if living:
-            return {"type": "swap", "target": rng.choice(living)}
-    if "ready" in can:
-        return {"type": "ready"}
-    if "vote" in can and me.get("vote") is None:
-        pool = candidates or living
-        return {"type": "vote", "target": rng.choice(pool)} if pool else None
-    return None
-
-
-async def play(client: Client, rng: random.Random | None = None, timeout: float = 120.0,
-               delay: float = 0.0) -> dict[str, Any]:
-    """Answer every view of `client` with `autoplay` until the game is over; the final view.
-
-    An action the server refuses is not retried for the same view (the next
-    view, or a deadline, moves the game on).
-    """
-    rng = rng or random.Random()
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    tried: set[str] = set()
-    while True:
-        mark = client.mark()
-        view = client.view
-        if view is not None and view.get("phase") == "over":
-            return view
-        if view is not None:
-            action = autoplay(view, rng)
-            # Not again for the same view: any progress of the game changes the view.
-            key = json.dumps([view, action], sort_keys=True)
-            if action is not None and key not in tried:
-                tried.add(key)
-                if delay:
-                    await asyncio.sleep(delay)
-                await client.act(action)
-        left = end - loop.time()
-        if left <= 0:
-            raise TimeoutError("the game did not end in time")
-        with contextlib.suppress(TimeoutError):
-            await client.wait_for(lambda m: m["type"] in ("view", "error"), min(left, 2.0),
-                                  since=mark)

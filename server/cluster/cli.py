@@ -31,8 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 async def status(redis_url: str, prefix: str) -> dict[str, Any]:
     """{nodes: [...], rooms: n, unclaimed: [codes]} as the registry and the claims say now."""
-    from server.cluster.node import read_registry, redis_client
-    from server.storage.redis_store import Keys
+    from server.cluster.membership import read_registry
+    from server.cluster.node import redis_client
+    from server.storage.redis_keys import Keys
 
     r = redis_client(redis_url)
     keys = Keys(prefix)

@@ -4,7 +4,7 @@ One `Cluster` per `sussurro serve --redis ...` process. It
 
 - beats: every `ttl / 5` seconds it publishes the node's load (CPU of its
   process, rooms, voice peers) in `node:{id}`, a hash that expires after
-  `ttl`, and renews the claims of its rooms (server/storage/redis_store.py). A claim
+  `ttl`, and renews the claims of its rooms (server/storage/redis_fencing.py). A claim
   it finds taken by another node means the room moved while this node was
   away (paused, cut off): the room is unloaded and its clients sent on.
 - sweeps: on the same beat it lists the live rooms nobody claims (their node
@@ -16,9 +16,11 @@ One `Cluster` per `sussurro serve --redis ...` process. It
 - drains on SIGTERM: no new rooms, then each room is stopped, released,
   handed to another node, and its clients are sent there.
 
-The rooms themselves stay in server/rooms/registry.py; this module reaches them
-through the small `RoomHost` interface below. docs/cluster.md describes the
-whole method and its failure model.
+The registry entries are server/cluster/membership.py's, the hand-overs
+server/cluster/handover.py's; this module runs the beat and the sweep, and
+answers where a room is. The rooms themselves stay in server/rooms/registry.py;
+it reaches them through the small `RoomHost` interface below. docs/cluster.md
+describes the whole method and its failure model.
 """
 
 from __future__ import annotations
@@ -26,38 +28,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from server.cluster.handover import Handovers
+from server.cluster.membership import CpuMeter, Membership, new_node_id
 from server.cluster.placement import NodeLoad, assign, pick
-from server.storage.redis_store import Keys, RedisStore
+from server.storage.redis_keys import Keys
+from server.storage.redis_store import RedisStore
 from server.storage.seam import StoreUnavailable
 
 log = logging.getLogger(__name__)
-
-# One more room on a node, if its registry entry is alive (never resurrect an expired one).
-COUNT_ROOM = """
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'rooms', 1) end
-return 1
-"""
-
-# This node's registry entry. KEYS: its hash, the set of nodes, its "left" mark; ARGV:
-# ttl_ms, the node's id, then the hash's field/value pairs. Nothing is written once the
-# node has left (stop() sets the mark in the same step as it deletes the entry), so a
-# beat's write that Redis runs after the leave, whatever the order its connections were
-# served in, cannot bring the entry back.
-PUBLISH = """
-if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[2])
-return 1
-"""
 
 # An orphan room left unadopted this many sweeps is taken by whichever node sees it
 # (placement disagreed, or its chosen node died too).
@@ -95,31 +79,6 @@ class Where:
     node: str | None = None
 
 
-class CpuMeter:
-    """CPU seconds of this process (all threads) per wall second, smoothed."""
-
-    def __init__(self, alpha: float = 0.5) -> None:
-        self.alpha = alpha
-        self.value = 0.0
-        self._cpu = time.process_time()
-        self._wall = time.monotonic()
-
-    def sample(self) -> float:
-        cpu, wall = time.process_time(), time.monotonic()
-        if wall - self._wall > 0.05:
-            now = (cpu - self._cpu) / (wall - self._wall)
-            self.value = now if self.value == 0.0 else \
-                self.alpha * now + (1 - self.alpha) * self.value
-            self._cpu, self._wall = cpu, wall
-        return self.value
-
-
-def new_node_id(port: int) -> str:
-    """A fresh id per process start: a restarted node is a new node, never its old claims."""
-    host = socket.gethostname().split(".")[0][:24] or "node"
-    return f"{host}-{port}-{secrets.token_hex(3)}"
-
-
 class Cluster:
     """This node's membership of the cluster (see the module docstring)."""
 
@@ -134,12 +93,14 @@ class Cluster:
         self.ttl = ttl
         self.beat = max(0.05, ttl / 5)
         self.ramp = ramp
-        self.handover_wait = handover_wait
         self.clock = clock
-        self.started = clock()
         self.draining = False
         self.secret = ""
-        self.cpu = CpuMeter()
+        self.membership = Membership(redis, self.keys, node_id=node_id, url=self.url,
+                                     ttl=ttl, clock=clock)
+        self.membership.on_change = self._nodes_changed
+        self.handovers = Handovers(redis, store, self.membership, wait=handover_wait,
+                                   poll=self.beat)
         self.host: RoomHost | None = None
         self.counts = {"adopted": 0, "lost": 0, "handed_over": 0, "beats": 0,
                        "beat_failures": 0}
@@ -148,7 +109,6 @@ class Cluster:
         self._stopping = asyncio.Event()  # the beat's cue to end between two beats
         self._last_renewed = time.monotonic()
         self._adopting: set[str] = set()
-        self._urls: list[str] = [self.url]
 
     # Life ---------------------------------------------------------------------
 
@@ -156,12 +116,13 @@ class Cluster:
         """Join: the shared secret, the first beat, then the beat and inbox tasks."""
         self.host = host
         self._stopping = asyncio.Event()
-        self.cpu = CpuMeter()  # from now: the start-up's imports are not load
+        self.membership.cpu = CpuMeter()  # from now: the start-up's imports are not load
         await self.r.set(self.keys.secret(), secrets.token_urlsafe(32), nx=True)
         self.secret = await self.r.get(self.keys.secret())
         await self._publish()
         self._tasks = [asyncio.create_task(self._beat_loop(), name="cluster-beat"),
-                       asyncio.create_task(self._inbox_loop(), name="cluster-inbox")]
+                       asyncio.create_task(self.handovers.listen(self._stopping, self.adopt),
+                                           name="cluster-inbox")]
         log.info("cluster: node %s at %s joined (ttl %.1fs)", self.id, self.url, self.ttl)
 
     async def stop(self) -> None:
@@ -186,11 +147,7 @@ class Cluster:
             except Exception as exc:  # its claim expires after the ttl anyway
                 log.warning("cluster: could not give back room %s: %s", code, exc)
         try:
-            async with self.r.pipeline(transaction=True) as pipe:
-                pipe.set(self.keys.left(self.id), 1, px=int(self.ttl * 2000))
-                pipe.delete(self.keys.node(self.id))
-                pipe.srem(self.keys.nodes(), self.id)
-                await pipe.execute()
+            await self.membership.leave()
         except Exception as exc:  # the entry expires after the ttl anyway
             log.warning("cluster: could not leave the registry: %s", exc)
 
@@ -198,39 +155,27 @@ class Cluster:
 
     async def _publish(self) -> None:
         rooms, peers = self.host.figures() if self.host else (0, 0)
-        fields = {"url": self.url, "cpu": f"{self.cpu.sample():.4f}", "rooms": rooms,
-                  "peers": peers, "started": repr(self.started),
-                  "draining": int(self.draining), "cores": os.cpu_count() or 1,
-                  "pid": os.getpid(), "beat": repr(self.clock())}
-        pairs = [str(x) for kv in fields.items() for x in kv]
-        await self.r.eval(PUBLISH, 3, self.keys.node(self.id), self.keys.nodes(),
-                          self.keys.left(self.id), int(self.ttl * 1000), self.id, *pairs)
+        await self.membership.publish(rooms, peers, self.draining)
 
     async def nodes(self) -> list[NodeLoad]:
         """Every live node (its registry entry has not expired), by id."""
-        nodes = [n for n, _ in await self.registry()]
-        urls = [n.url for n in nodes if not n.draining] or [self.url]
-        if urls != self._urls:
-            self._urls = urls
-            if self.host is not None:
-                self.host.nodes_changed(list(urls))
-        return nodes
+        return await self.membership.nodes()
 
     def known_urls(self) -> list[str]:
         """The public URLs of the live nodes at the last look (this one at least)."""
-        return list(self._urls)
+        return self.membership.known_urls()
 
     async def registry(self) -> list[tuple[NodeLoad, dict[str, str]]]:
         """Live nodes with their raw registry fields (pid, beat) for `cluster status`."""
-        return await read_registry(self.r, self.keys)
+        return await self.membership.rows()
 
     async def url_of(self, node_id: str | None) -> str | None:
         """A live node's public URL, or None."""
-        if not node_id:
-            return None
-        if node_id == self.id:
-            return self.url
-        return await self.r.hget(self.keys.node(node_id), "url")
+        return await self.membership.url_of(node_id)
+
+    def _nodes_changed(self, urls: list[str]) -> None:
+        if self.host is not None:
+            self.host.nodes_changed(urls)
 
     # Where rooms are --------------------------------------------------------------
 
@@ -252,8 +197,8 @@ class Cluster:
     async def target_for_new_room(self) -> NodeLoad | None:
         """The node a new room goes to (None: this one, when nothing else is live).
 
-        The chosen node's published room count goes up at once, so that rooms
-        created before its next heartbeat see it (the beat then sets the truth).
+        The chosen node's published room count goes up at once
+        (`Membership.count_room`).
         """
         nodes = await self.nodes()
         me = [n for n in nodes if n.id == self.id]
@@ -262,8 +207,7 @@ class Cluster:
         else:
             target = pick(nodes, self.clock(), self.ramp) or (me[0] if me else None)
         if target is not None:
-            with contextlib.suppress(Exception):
-                await self.r.eval(COUNT_ROOM, 1, self.keys.node(target.id))
+            await self.membership.count_room(target.id)
         return target
 
     async def adopt(self, code: str) -> bool:
@@ -370,29 +314,6 @@ class Cluster:
 
     # Hand-overs ----------------------------------------------------------------------
 
-    async def _inbox_loop(self) -> None:
-        """`adopt CODE` messages from draining nodes; resubscribes if Redis drops us."""
-        while not self._stopping.is_set():
-            pubsub = self.r.pubsub()
-            try:
-                await pubsub.subscribe(self.keys.inbox(self.id))
-                while not self._stopping.is_set():
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                   timeout=min(1.0, self.beat))
-                    if msg is None:
-                        continue
-                    verb, _, code = str(msg.get("data", "")).partition(" ")
-                    if verb == "adopt" and code:
-                        asyncio.create_task(self.adopt(code))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("cluster: inbox lost (%s); resubscribing", exc)
-                await asyncio.sleep(self.beat)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-
     async def drain(self, timeout: float = 30.0) -> int:
         """SIGTERM: take no new room, hand every room to another node; how many moved."""
         self.draining = True
@@ -400,45 +321,16 @@ class Cluster:
             await self._publish()
         if self.host is None:
             return 0
-        codes = list(self.host.loaded())
-        log.info("cluster: draining %d room(s)", len(codes))
-        gate = asyncio.Semaphore(8)
-        moved = 0
-
-        async def one(code: str) -> None:
-            nonlocal moved
-            async with gate:
-                if await self.hand_over(code):
-                    moved += 1
-
-        try:
-            await asyncio.wait_for(asyncio.gather(*(one(c) for c in codes)), timeout)
-        except TimeoutError:
-            log.warning("cluster: drain timed out; %d of %d room(s) moved", moved, len(codes))
-        return moved
+        return await self.handovers.drain(self.host, self.hand_over, timeout)
 
     async def hand_over(self, code: str) -> bool:
         """Stop one room, release it, have another node adopt it, send the clients there."""
         assert self.host is not None
-        nodes = await self.nodes()
-        target = pick(nodes, self.clock(), self.ramp, exclude=[self.id])
-        await self.host.freeze(code)       # no more writes from here
-        await self.store.release(code)
-        owner = None
-        if target is not None:
-            await self.r.publish(self.keys.inbox(target.id), f"adopt {code}")
-            end = time.monotonic() + self.handover_wait
-            while time.monotonic() < end:
-                found = await self.store.owner(code)
-                if found is not None:
-                    owner = found[0]
-                    break
-                await asyncio.sleep(0.02)
-        url = await self.url_of(owner)
-        await self.host.evict(code, url)
-        if owner is not None:
+        target = pick(await self.nodes(), self.clock(), self.ramp, exclude=[self.id])
+        moved = await self.handovers.hand_over(self.host, code, target)
+        if moved:
             self.counts["handed_over"] += 1
-        return owner is not None
+        return moved
 
     # Figures ---------------------------------------------------------------------------
 
@@ -447,32 +339,9 @@ class Cluster:
         return {"node": self.id, "url": self.url, "draining": self.draining,
                 "claims": len(self.store.held), "refused_writes": self.store.refused,
                 "unreplicated_writes": self.store.unreplicated,
-                "cpu": round(self.cpu.value, 4),
+                "cpu": round(self.membership.cpu.value, 4),
                 "since_renewal": round(time.monotonic() - self._last_renewed, 3),
                 **self.counts}
-
-
-async def read_registry(r: Any, keys: Keys) -> list[tuple[NodeLoad, dict[str, str]]]:
-    """Every live node of the registry with its raw fields; dead ids are pruned."""
-    ids = sorted(await r.smembers(keys.nodes()))
-    if not ids:
-        return []
-    async with r.pipeline(transaction=False) as pipe:
-        for node_id in ids:
-            pipe.hgetall(keys.node(node_id))
-        rows = await pipe.execute()
-    out, dead = [], []
-    for node_id, h in zip(ids, rows, strict=True):
-        if not h or "url" not in h:
-            dead.append(node_id)
-            continue
-        out.append((NodeLoad(node_id, h["url"], float(h.get("cpu", 0)), int(h.get("rooms", 0)),
-                             int(h.get("peers", 0)), float(h.get("started", 0)),
-                             h.get("draining") == "1", int(h.get("cores", 1))), h))
-    if dead:
-        with contextlib.suppress(Exception):
-            await r.srem(keys.nodes(), *dead)
-    return out
 
 
 def redis_client(url: str) -> Any:
@@ -511,5 +380,5 @@ def build_cluster(settings: Any) -> tuple[RedisStore, Cluster]:
     return store, cluster
 
 
-__all__ = ["Cluster", "CpuMeter", "NodeLoad", "RoomHost", "StoreUnavailable", "Where",
-           "build_cluster", "new_node_id", "node_url", "read_registry", "redis_client"]
+__all__ = ["Cluster", "NodeLoad", "RoomHost", "StoreUnavailable", "Where", "build_cluster",
+           "node_url", "redis_client"]

@@ -1,4 +1,4 @@
-"""Shared Opus streams (server/media/voice.py `_Stream`): listeners share an encode only when
+"""Shared Opus streams (server/media/streams.py `Stream`): listeners share an encode only when
 their decoders are where the encoder expects them, so no voice leaks between mixes.
 
 Each test runs the real mixer, the server's grouping and stream assignment, and real
@@ -15,7 +15,10 @@ import pytest
 from audio import FRAME, RoomMixer, Routing
 from server.media import opus
 from server.media.opus import OpusDecoder, OpusEncoder, OpusSettings
-from server.media.voice import JOIN_SILENT, NEWCOMER_EQUAL, RoomVoice, _Stream, _Streams
+from server.media.streams import JOIN_SILENT, NEWCOMER_EQUAL
+from server.media.streams import Stream as _Stream
+from server.media.streams import Streams as _Streams
+from server.media.voice import RoomVoice
 
 SR = 48000
 TONES = {"ada": 520.0, "bruno": 700.0, "carla": 960.0, "dario": 1300.0}
@@ -253,7 +256,7 @@ def test_streams_move_into_a_larger_one_in_a_pause_with_no_whisper_and_no_burst(
     opus.reset()
     if not OpusEncoder.sharing_possible():
         pytest.skip("libopus is not called directly here")
-    from server.media import voice
+    from server.media import streams as voice
     heard, moved, encodes = _chatter_room()
     monkeypatch.setattr(voice, "JOIN_EQUAL", 10 ** 6)  # the same room, nobody ever moves
     alone, never, encodes_alone = _chatter_room()
@@ -280,7 +283,7 @@ def test_a_stream_moves_only_after_equal_frames_and_only_in_a_pause():
     opus.reset()
     if not OpusEncoder.sharing_possible():
         pytest.skip("libopus is not called directly here")
-    from server.media.voice import JOIN_EQUAL
+    from server.media.streams import JOIN_EQUAL
     ticks = 200
     k = np.arange(ticks * FRAME)
     sig = {p: (0.3 * np.sin(2 * np.pi * hz * k / SR)).astype(np.float32) for p, hz in TONES.items()}
