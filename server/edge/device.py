@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from fastapi import Request, WebSocket
 from fastapi.responses import Response
 
-from server.cluster.forward import DEVICE
 from server.rooms.codes import hash_token
 
 if TYPE_CHECKING:
@@ -29,6 +28,9 @@ def device_of(edge: Edge, request: Request | WebSocket) -> tuple[str, str | None
     """(the hash of this browser's device id, a new id to set as its cookie or None).
     A request another node forwarded names the device (hashed) in a header."""
     if isinstance(request, Request) and edge.internal(request):
+        # Only in cluster mode: the embedded default imports nothing of the cluster.
+        from server.cluster.forward import DEVICE
+
         return request.headers.get(DEVICE, ""), None
     raw = request.cookies.get(DEVICE_COOKIE, "")
     if DEVICE_RE.fullmatch(raw):
