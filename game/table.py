@@ -47,6 +47,11 @@ def check_players(players: Any, minimum: int = MIN_PLAYERS) -> list[dict[str, st
         raise GameError("bad_action", "duplicate player id")
     if len(players) < minimum:
         raise GameError("too_few_players", f"at least {minimum} players", min=minimum)
-    if len(players) > MAX_PLAYERS:
-        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+    check_size(len(players))
     return [{"id": x["id"], "name": str(x.get("name", x["id"]))} for x in players]
+
+
+def check_size(n_players: int) -> None:
+    """GameError too_many_players over MAX_PLAYERS seats."""
+    if n_players > MAX_PLAYERS:
+        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
