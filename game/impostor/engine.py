@@ -164,9 +164,7 @@ def _deal_word(s: GameState, index: int) -> None:
 
 
 def _seen(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         if s.word_request:  # one-phone play: the request waited for the last card
             _open_word_vote(s, t, events)
         else:
@@ -190,7 +188,7 @@ def _ask_word(s: GameState, pl: Player, t: float, events: Events) -> None:
         if not s.word_request:
             s.requests_left -= 1
         s.word_request = True
-        if all(pid in s.ready for pid in s.living_ids()):
+        if s.all_ready():
             _open_word_vote(s, t, events)
         return
     s.requests_left -= 1
@@ -237,7 +235,7 @@ def _close_word_vote(s: GameState, t: float, events: Events, table: bool | None 
         s.asked = []
         s.ready = []
     phases.enter(s, "card", t, s.options["timers"]["clue"], events)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.all_ready():
         _start_clues(s, t, events)
 
 
@@ -296,9 +294,7 @@ def _end_turn(s: GameState, how: str, t: float, events: Events) -> None:
 
 
 def _free_ready(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_ballot(s, "vote", s.living_ids(), t, events)
 
 

@@ -329,9 +329,7 @@ def _swap(s: GameState, pl: Player, target: Any, events: Events) -> None:
 
 
 def _ready(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_ballot(s, "vote", s.living_ids(), t, events)
 
 

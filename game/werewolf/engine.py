@@ -169,9 +169,7 @@ def _ready(s: GameState, pl: Player, t: float, events: Events) -> None:
             raise GameError("not_your_turn", "only the nominee who has the floor", turn=s.defending())
         _next_defence(s, t, events)
         return
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_nomination(s, t, events)
 
 
