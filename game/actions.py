@@ -3,7 +3,8 @@
 Each engine lists its action types with their fields (`{"vote": {"target": PLAYER}}`);
 `check_shape` refuses an unknown type, a missing or extra field, or a value of the
 wrong kind with `bad_action` (detail: the type or the field), before any rule is
-looked at, so a malformed action is refused the same way in every phase.
+looked at, so a malformed action is refused the same way in every phase; then
+`check_phase` refuses one its engine does not take in the current phase.
 """
 
 from __future__ import annotations
@@ -48,3 +49,9 @@ def check_shape(action: Any, shapes: Mapping[str, Mapping[str, str]]) -> str:
         if not _ok(want, action.get(name)):
             raise GameError("bad_action", f"{kind}.{name} must be a {want}", field=name)
     return kind
+
+
+def check_phase(kind: str, phase: str, phase_of: Mapping[str, tuple[str, ...]]) -> None:
+    """GameError wrong_phase unless an action of type `kind` is possible in `phase`."""
+    if phase not in phase_of[kind]:
+        raise GameError("wrong_phase", f"{kind} is not possible now", phase=phase)

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..cues import cues_for
+from ..phases import next_deadline
 from . import sim
-from .engine import apply, draw_words, new_game, next_deadline, tick
+from .engine import apply, draw_words, new_game, tick
 from .policy import audio_policy
 from .presets import PRESETS, catalog, default_options, validate_options
 from .state import GameState

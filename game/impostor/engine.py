@@ -17,13 +17,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .. import ballot
+from .. import ballot, phases
 from .. import text as texts
-from ..actions import FLAG, PLAYER, TALLY, TEXT, check_shape
+from ..actions import FLAG, PLAYER, TALLY, TEXT, check_phase, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..table_vote import table_tally
-from ..timers import deadline as timer_deadline
 from ..unicode_text import clean
 from . import wordbank
 from .presets import MAX_WORD_REQUESTS, get_preset, table_setup, validate_options
@@ -106,7 +105,7 @@ def new_game(
     _show_cards(s)
     _deal_word(s, 0)
     s.requests_left = min(MAX_WORD_REQUESTS, len(s.reserve) - 1)
-    _enter(s, "card", now, s.options["timers"]["clue"], [])
+    phases.enter(s, "card", now, s.options["timers"]["clue"], [])
     return s
 
 
@@ -165,9 +164,7 @@ def _deal_word(s: GameState, index: int) -> None:
 
 
 def _seen(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         if s.word_request:  # one-phone play: the request waited for the last card
             _open_word_vote(s, t, events)
         else:
@@ -191,7 +188,7 @@ def _ask_word(s: GameState, pl: Player, t: float, events: Events) -> None:
         if not s.word_request:
             s.requests_left -= 1
         s.word_request = True
-        if all(pid in s.ready for pid in s.living_ids()):
+        if s.all_ready():
             _open_word_vote(s, t, events)
         return
     s.requests_left -= 1
@@ -201,7 +198,7 @@ def _ask_word(s: GameState, pl: Player, t: float, events: Events) -> None:
 def _open_word_vote(s: GameState, t: float, events: Events) -> None:
     s.word_request = False
     s.word_votes = {}
-    _enter(s, "word_vote", t, s.options["timers"]["clue"], events)
+    phases.enter(s, "word_vote", t, s.options["timers"]["clue"], events)
     events.append({"type": "word_request"})  # never who asked
     events.append({"type": "vote_open", "candidates": []})
 
@@ -237,8 +234,8 @@ def _close_word_vote(s: GameState, t: float, events: Events, table: bool | None 
         _deal_word(s, len(s.words_seen))
         s.asked = []
         s.ready = []
-    _enter(s, "card", t, s.options["timers"]["clue"], events)
-    if all(pid in s.ready for pid in s.living_ids()):
+    phases.enter(s, "card", t, s.options["timers"]["clue"], events)
+    if s.all_ready():
         _start_clues(s, t, events)
 
 
@@ -267,11 +264,11 @@ def _start_clues(s: GameState, t: float, events: Events) -> None:
     s.candidates = []
     timers = s.options["timers"]
     if s.options["turns"] == "guided":
-        _enter(s, "clues", t, timers["clue"], events)
+        phases.enter(s, "clues", t, timers["clue"], events)
     else:
         # Free turns: the table goes by itself; a timer covers every turn of every round.
         total = None if timers["clue"] is None else timers["clue"] * len(order) * s.options["rounds"]
-        _enter(s, "clues", t, total, events)
+        phases.enter(s, "clues", t, total, events)
     # The first speaker is called (guided) or told they start (free): a chime on their phone.
     events.append({"type": "turn", "player": order[0]})
 
@@ -292,14 +289,12 @@ def _end_turn(s: GameState, how: str, t: float, events: Events) -> None:
             return
         s.clue_round += 1
         s.turn_index = 0
-    _enter(s, "clues", t, s.options["timers"]["clue"], events, announce=False)
+    phases.enter(s, "clues", t, s.options["timers"]["clue"], events, announce=False)
     events.append({"type": "turn", "player": s.order[s.turn_index]})
 
 
 def _free_ready(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_ballot(s, "vote", s.living_ids(), t, events)
 
 
@@ -310,7 +305,7 @@ def _open_ballot(s: GameState, kind: str, candidates: list[str], t: float, event
     s.votes = {}
     s.candidates = list(candidates)
     s.ready = []
-    _enter(s, kind, t, s.options["timers"]["discuss"], events)
+    phases.enter(s, kind, t, s.options["timers"]["discuss"], events)
     events.append({"type": "vote_open", "candidates": list(candidates)})
 
 
@@ -361,7 +356,7 @@ def _eliminate(s: GameState, pid: str, t: float, events: Events) -> None:
         _finish(s, "pagliaccio", [pid], events)
     elif pl.role == IMPOSTORE:
         s.acting = pid
-        _enter(s, "guess", t, s.options["timers"]["guess"], events)
+        phases.enter(s, "guess", t, s.options["timers"]["guess"], events)
     else:
         _after_vote(s, pid, None, t, events)
 
@@ -420,33 +415,13 @@ def _team(s: GameState, outcome: str) -> list[str]:
 
 
 def _finish(s: GameState, outcome: str, winners: list[str], events: Events) -> None:
-    s.outcome = outcome
-    s.winners = [pl.id for pl in s.players if pl.id in set(winners)]
-    s.phase = "over"
-    s.deadline = None
     s.acting = None
     s.candidates = []
     s.votes = {}
-    events.append({"type": "phase", "phase": "over"})
-    events.append({"type": "game_over", "outcome": outcome, "winners": list(s.winners)})
+    phases.game_over(s, outcome, winners, events)
 
 
 # ---------------------------------------------------------------- time
-
-
-def _enter(s: GameState, phase: str, t: float, seconds: float | None, events: Events,
-           announce: bool = True) -> None:
-    s.phase = phase
-    s.phase_started = t
-    s.deadline = timer_deadline(t, seconds)
-    if announce:
-        events.append({"type": "phase", "phase": phase})
-
-
-def _advance(s: GameState, now: float, events: Events) -> None:
-    """Let every deadline up to `now` pass, each at its own time."""
-    while s.deadline is not None and s.deadline <= now:
-        _timeout(s, s.deadline, events)
 
 
 def _timeout(s: GameState, d: float, events: Events) -> None:
@@ -476,15 +451,7 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
 
 def tick(state: GameState, now: float) -> tuple[GameState, Events]:
     """Let time pass until `now`; returns a new state and what happened."""
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    return s, events
-
-
-def next_deadline(state: GameState) -> float | None:
-    """When the game next changes by itself (None: it waits for the players, or is over)."""
-    return state.deadline
+    return phases.tick(state, now, _timeout)
 
 
 # ---------------------------------------------------------------- actions
@@ -520,15 +487,11 @@ def apply(
     state: GameState, pid: str, action: dict[str, Any], now: float
 ) -> tuple[GameState, Events]:
     """Advance time to `now`, then apply `pid`'s action. Illegal: GameError, input untouched."""
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
+    s, events, now = phases.catch_up(state, now, _timeout)
     if not isinstance(pid, str) or not s.has(pid):
         raise GameError("unknown_player", "no such player", player=str(pid)[:40])
     kind = check_shape(action, SHAPES)
-    if s.phase not in _PHASE_OF[kind]:
-        raise GameError("wrong_phase", f"{kind} is not possible now", phase=s.phase)
+    check_phase(kind, s.phase, _PHASE_OF)
     pl = s.player(pid)
     if not pl.alive and kind != "guess" and kind not in _BY_THE_TABLE:
         raise GameError("dead_player", "eliminated players do not act")

@@ -13,7 +13,8 @@ from typing import Any
 
 from .. import custom_words
 from ..errors import GameError
-from ..table import MAX_PLAYERS, MIN_PLAYERS
+from ..options import bad, check_categories, check_choice, check_flag, merged
+from ..table import MAX_PLAYERS, MIN_PLAYERS, check_size
 from ..table_vote import check_one_phone
 from ..timers import TIMER_MAX, TIMER_MIN, validate_timers
 from . import wordbank
@@ -96,20 +97,6 @@ def default_options(preset: str) -> dict[str, Any]:
     return out
 
 
-def _bad(field_name: str, message: str) -> GameError:
-    return GameError("bad_options", message, field=field_name)
-
-
-def _flag(out: dict[str, Any], key: str) -> None:
-    if not isinstance(out[key], bool):
-        raise _bad(key, f"{key} must be true or false")
-
-
-def _choice(out: dict[str, Any], key: str, allowed: tuple[str, ...]) -> None:
-    if out[key] not in allowed:
-        raise _bad(key, f"{key} must be one of {', '.join(allowed)}")
-
-
 def validate_options(preset: str, options: dict[str, Any] | None, n_players: int) -> dict[str, Any]:
     """Check and normalise the options of a style at a table of `n_players`.
 
@@ -119,51 +106,33 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     fit the table (`too_many_impostors`); over 16 players `too_many_players`.
     """
     get_preset(preset)
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise _bad("options", "options must be an object")
-    unknown = sorted(set(options) - set(_BASE))
-    if unknown:
-        raise _bad(unknown[0], f"unknown option {unknown[0]!r}")
-    out = default_options(preset)
-    out.update(copy.deepcopy(options))
+    out = merged(options, default_options(preset))
 
-    if out["lang"] not in wordbank.LANGS:
-        raise _bad("lang", f"lang must be one of {', '.join(wordbank.LANGS)}")
-    cats = out["categories"]
-    if cats is not None:
-        if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
-            raise _bad("categories", "categories must be null or a list of category ids")
-        available = wordbank.categories(out["lang"])
-        missing = [c for c in cats if c not in available]
-        if missing or not cats:
-            raise _bad("categories", f"unknown categories: {missing}" if missing else "no category")
-        out["categories"] = [c for c in available if c in cats]
+    check_choice(out, "lang", wordbank.LANGS)
+    out["categories"] = check_categories(out["categories"], wordbank.categories(out["lang"]))
     out["custom_words"] = custom_words.parse_words(out["custom_words"], out["lang"])
 
     count = out["impostors"]
     if count != "random" and (isinstance(count, bool) or not isinstance(count, int)
                               or not 1 <= count <= max_impostors(MAX_PLAYERS, [])):
-        raise _bad("impostors", "impostors must be 'random' or a number from 1 to 7")
+        raise bad("impostors", "impostors must be 'random' or a number from 1 to 7")
     for key in ("tell_count", "impostors_know", "floor", "first_innocent", "secret_vote",
                 "eliminated_speak"):
-        _flag(out, key)
-    _choice(out, "impostor_info", IMPOSTOR_INFO)
-    _choice(out, "turns", TURNS)
-    _choice(out, "win_mode", WIN_MODES)
+        check_flag(out, key)
+    check_choice(out, "impostor_info", IMPOSTOR_INFO)
+    check_choice(out, "turns", TURNS)
+    check_choice(out, "win_mode", WIN_MODES)
     roles = out["roles"]
     if not isinstance(roles, list) or not all(r in OPTIONAL_ROLES for r in roles):
-        raise _bad("roles", f"roles must be a list of {', '.join(OPTIONAL_ROLES)}")
+        raise bad("roles", f"roles must be a list of {', '.join(OPTIONAL_ROLES)}")
     out["roles"] = [r for r in OPTIONAL_ROLES if r in roles]
     rounds = out["rounds"]
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
-        raise _bad("rounds", f"rounds must be a number from 1 to {MAX_ROUNDS}")
+        raise bad("rounds", f"rounds must be a number from 1 to {MAX_ROUNDS}")
     out["timers"] = validate_timers(out["timers"], PACES["none"], allow_none=True)
     out["one_phone"] = check_one_phone(out["one_phone"])
 
-    if n_players > MAX_PLAYERS:
-        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+    check_size(n_players)
     if n_players >= MIN_PLAYERS:
         table_setup(out, n_players)
     return out

@@ -11,9 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..errors import GameError
-from ..simulate_common import nonsense
-from ..state import state_bytes
+from ..simulate_common import check_refusals, nonsense
 from .engine import apply
 from .presets import max_impostors
 from .state import COMPLICE, GEMELLO, IMPOSTORE, INNOCENTE, GameState
@@ -94,8 +92,6 @@ def illegal_invariants(
     s: GameState, views: dict[str, dict], now: float, seed: int
 ) -> list[str]:
     """An eliminated player cannot act; an action out of phase changes nothing."""
-    out = []
-    before = state_bytes(s)
     attempts = []
     for pid, v in views.items():
         if not v["me"]["alive"] and not v["me"]["can"]:
@@ -104,17 +100,7 @@ def illegal_invariants(
     idle = next((pid for pid, v in views.items() if not v["me"]["can"]), None)
     if idle is not None and s.phase != "over":
         attempts.append((idle, {"type": "guess", "word": "x"}, None))
-    for pid, action, codes in attempts:
-        try:
-            apply(s, pid, action, now)
-        except GameError as exc:
-            if codes and exc.code not in codes:
-                out.append(f"seed {seed}: {action} by {pid} gave {exc.code}")
-        else:
-            out.append(f"seed {seed}: illegal {action} by {pid} accepted in {s.phase}")
-        if state_bytes(s) != before:
-            out.append(f"seed {seed}: a refused action changed the state")
-    return out
+    return check_refusals(s, attempts, now, seed, apply)
 
 
 def end_invariants(s: GameState, seed: int) -> list[str]:

@@ -18,14 +18,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from .. import ballot
+from .. import ballot, phases
 from .. import text as texts
 from .. import words as wordlist
-from ..actions import PLAYER, PLAYERS2, TALLY, TEXT, check_shape
+from ..actions import PLAYER, PLAYERS2, TALLY, TEXT, check_phase, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..table_vote import table_tally
-from ..timers import deadline as timer_deadline
 from ..unicode_text import clean
 from .presets import (
     POWERS,
@@ -298,8 +297,7 @@ def _next_turn(s: GameState, t: float, events: Events) -> None:
     if s.turn_index >= len(s.order):
         _enter(s, "debate", t, "debate", events)
         return
-    s.phase_started = t
-    s.deadline = timer_deadline(t, s.options["timers"]["clue"])
+    phases.enter(s, "clues", t, s.options["timers"]["clue"], events, announce=False)
     events.append({"type": "turn", "player": s.order[s.turn_index]})
 
 
@@ -331,9 +329,7 @@ def _swap(s: GameState, pl: Player, target: Any, events: Events) -> None:
 
 
 def _ready(s: GameState, pl: Player, t: float, events: Events) -> None:
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_ballot(s, "vote", s.living_ids(), t, events)
 
 
@@ -551,31 +547,17 @@ def _finish(s: GameState, outcome: str, winners: list[str], events: Events) -> N
     won = set(winners)
     if len(s.cupid) == 2 and all(s.player(pid).alive for pid in s.cupid):
         won.update(s.cupid)
-    s.outcome = outcome
-    s.winners = [pl.id for pl in s.players if pl.id in won]
-    s.phase = "over"
-    s.deadline = None
     s.pending = []
     s.acting = None
     s.candidates = []
-    events.append({"type": "phase", "phase": "over"})
-    events.append({"type": "game_over", "outcome": outcome, "winners": list(s.winners)})
+    phases.game_over(s, outcome, won, events)
 
 
 # ---------------------------------------------------------------- time
 
 
 def _enter(s: GameState, phase: str, t: float, timer: str, events: Events) -> None:
-    s.phase = phase
-    s.phase_started = t
-    s.deadline = timer_deadline(t, s.options["timers"][timer])  # None: no timer (Sosia)
-    events.append({"type": "phase", "phase": phase})
-
-
-def _advance(s: GameState, now: float, events: Events) -> None:
-    """Let every deadline up to `now` pass, each at its own time."""
-    while s.deadline is not None and s.deadline <= now:
-        _timeout(s, s.deadline, events)
+    phases.enter(s, phase, t, s.options["timers"][timer], events)  # None: no timer (Sosia)
 
 
 def _timeout(s: GameState, d: float, events: Events) -> None:
@@ -617,15 +599,7 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
 
 def tick(state: GameState, now: float) -> tuple[GameState, Events]:
     """Let time pass until `now`; returns a new state and what happened."""
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    return s, events
-
-
-def next_deadline(state: GameState) -> float | None:
-    """When the game next changes by itself (None when over)."""
-    return state.deadline
+    return phases.tick(state, now, _timeout)
 
 
 # ---------------------------------------------------------------- actions
@@ -666,15 +640,11 @@ def apply(
     state: GameState, pid: str, action: dict[str, Any], now: float
 ) -> tuple[GameState, Events]:
     """Advance time to `now`, then apply `pid`'s action. Illegal: GameError, input untouched."""
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
+    s, events, now = phases.catch_up(state, now, _timeout)
     if not isinstance(pid, str) or not s.has(pid):
         raise GameError("unknown_player", "no such player", player=_safe(pid))
     kind = check_shape(action, SHAPES)
-    if s.phase not in _PHASE_OF[kind]:
-        raise GameError("wrong_phase", f"{kind} is not possible now", phase=s.phase)
+    check_phase(kind, s.phase, _PHASE_OF)
     pl = s.player(pid)
     if not pl.alive and kind not in _BY_THE_DEAD:
         raise GameError("dead_player", "eliminated players do not act")

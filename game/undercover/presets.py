@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import custom_words
 from ..errors import GameError
-from ..table import MAX_PLAYERS, MIN_PLAYERS
+from ..options import bad, check_categories, check_choice, check_flag, merged
+from ..table import MIN_PLAYERS, check_size
 from ..table_vote import check_one_phone
 from ..timers import validate_timers
 from .state import POWERS
@@ -137,15 +138,11 @@ def default_options(preset: str) -> dict[str, Any]:
     }
 
 
-def _bad(field: str, message: str) -> GameError:
-    return GameError("bad_options", message, field=field)
-
-
 def _count(value: Any, field: str, maximum: int) -> Any:
     if value == "auto":
         return "auto"
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= maximum:
-        raise _bad(field, f"{field} must be 'auto' or an integer from 0 to {maximum}")
+        raise bad(field, f"{field} must be 'auto' or an integer from 0 to {maximum}")
     return value
 
 
@@ -154,7 +151,7 @@ def _count_002(value: Any, field: str, maximum: int) -> Any:
     if value == "random":
         return "random"
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
-        raise _bad(field, f"{field} must be 'random' or an integer from 1 to {maximum}")
+        raise bad(field, f"{field} must be 'random' or an integer from 1 to {maximum}")
     return value
 
 
@@ -168,30 +165,12 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     filling) only the shape is checked: `new_game` refuses `too_few_players`.
     """
     p = get_preset(preset)
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise _bad("options", "options must be an object")
-    known = set(default_options(preset))
-    unknown = set(options) - known
-    if unknown:
-        raise _bad(sorted(unknown)[0], f"unknown option {sorted(unknown)[0]!r}")
-    out = default_options(preset)
-    out.update(copy.deepcopy(options))
+    out = merged(options, default_options(preset))
 
     from .. import words  # the word data is another module's job; imported lazily
 
-    if out["lang"] not in words.LANGS:
-        raise _bad("lang", f"lang must be one of {', '.join(words.LANGS)}")
-    cats = out["categories"]
-    if cats is not None:
-        if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
-            raise _bad("categories", "categories must be null or a list of category ids")
-        available = set(words.categories(out["lang"]))
-        missing = [c for c in cats if c not in available]
-        if missing or not cats:
-            raise _bad("categories", f"unknown categories: {missing}" if missing else "no category")
-        out["categories"] = sorted(set(cats))
+    check_choice(out, "lang", words.LANGS)
+    out["categories"] = check_categories(out["categories"], sorted(words.categories(out["lang"])))
     out["custom_words"] = custom_words.parse_pairs(out["custom_words"])
     count = _count_002 if p.count_002 else _count
     out["intrusi"] = count(out["intrusi"], "intrusi", p.max_intrusi)
@@ -200,27 +179,25 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     powers = out["powers"]
     if powers != "auto":
         if not isinstance(powers, list) or not all(isinstance(x, str) for x in powers):
-            raise _bad("powers", "powers must be 'auto' or a list of power names")
-        bad = [x for x in powers if x not in POWERS]
-        if bad:
-            raise _bad("powers", f"unknown power {bad[0]!r}")
+            raise bad("powers", "powers must be 'auto' or a list of power names")
+        unknown = [x for x in powers if x not in POWERS]
+        if unknown:
+            raise bad("powers", f"unknown power {unknown[0]!r}")
         if len(set(powers)) != len(powers):
-            raise _bad("powers", "each power at most once")
+            raise bad("powers", "each power at most once")
         if powers and not p.powers_allowed:
-            raise _bad("powers", "this preset has no powers")
+            raise bad("powers", "this preset has no powers")
         out["powers"] = [x for x in POWERS if x in powers]  # canonical order
 
     out["one_phone"] = check_one_phone(out["one_phone"])
     if out["one_phone"] and isinstance(out["powers"], list):
-        bad = [x for x in out["powers"] if x in NOT_ON_ONE_PHONE]
-        if bad:
-            raise _bad("powers", f"{bad[0]} needs a phone per player")
+        phoneless = [x for x in out["powers"] if x in NOT_ON_ONE_PHONE]
+        if phoneless:
+            raise bad("powers", f"{phoneless[0]} needs a phone per player")
     out["timers"] = validate_timers(out["timers"], default_timers(p), allow_none=p.timers_optional)
-    if not isinstance(out["eliminated_speak"], bool):
-        raise _bad("eliminated_speak", "eliminated_speak must be true or false")
+    check_flag(out, "eliminated_speak")
 
-    if n_players > MAX_PLAYERS:
-        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+    check_size(n_players)
     if n_players >= MIN_PLAYERS:
         intrusi, fantasmi = team_counts(p, out, n_players)
         n_powers = power_cards(out, n_players)

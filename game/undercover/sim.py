@@ -13,9 +13,7 @@ from typing import Any
 
 from .. import text as texts
 from .. import words as wordlist
-from ..errors import GameError
-from ..simulate_common import EMOJI, nonsense
-from ..state import state_bytes
+from ..simulate_common import EMOJI, check_refusals, nonsense
 from .engine import apply
 from .presets import get_preset
 from .state import CIVILE, FANTASMA, GameState
@@ -105,8 +103,6 @@ def illegal_invariants(
     s: GameState, views: dict[str, dict], now: float, seed: int
 ) -> list[str]:
     """An eliminated player cannot act; an action out of phase changes nothing."""
-    out = []
-    before = state_bytes(s)
     attempts = []
     for pid, v in views.items():
         if not v["me"]["alive"] and not v["me"]["can"]:
@@ -116,17 +112,7 @@ def illegal_invariants(
     idle = next((pid for pid, v in views.items() if not v["me"]["can"]), None)
     if idle is not None and s.phase != "over":
         attempts.append((idle, {"type": "judge", "target": idle}, None))
-    for pid, action, codes in attempts:
-        try:
-            apply(s, pid, action, now)
-        except GameError as exc:
-            if codes and exc.code not in codes:
-                out.append(f"seed {seed}: {action} by {pid} gave {exc.code}")
-        else:
-            out.append(f"seed {seed}: illegal {action} by {pid} accepted in {s.phase}")
-        if state_bytes(s) != before:
-            out.append(f"seed {seed}: a refused action changed the state")
-    return out
+    return check_refusals(s, attempts, now, seed, apply)
 
 
 def end_invariants(s: GameState, seed: int) -> list[str]:

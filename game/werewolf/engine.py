@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .. import ballot
-from ..actions import PLAYER, TALLY, check_shape
+from .. import ballot, phases
+from ..actions import PLAYER, TALLY, check_phase, check_shape
 from ..errors import GameError
 from ..table import check_players
 from ..table_vote import table_tally
@@ -169,9 +169,7 @@ def _ready(s: GameState, pl: Player, t: float, events: Events) -> None:
             raise GameError("not_your_turn", "only the nominee who has the floor", turn=s.defending())
         _next_defence(s, t, events)
         return
-    if pl.id not in s.ready:
-        s.ready.append(pl.id)
-    if all(pid in s.ready for pid in s.living_ids()):
+    if s.mark_ready(pl.id):
         _open_nomination(s, t, events)
 
 
@@ -289,29 +287,15 @@ def _check_wins(s: GameState, events: Events) -> bool:
 
 
 def _finish(s: GameState, outcome: str, winners: list[str], events: Events) -> None:
-    s.outcome = outcome
-    s.winners = [pl.id for pl in s.players if pl.id in set(winners)]
-    s.phase = "over"
-    s.deadline = None
     s.votes, s.candidates, s.bites, s.ready = {}, [], {}, []
-    events.append({"type": "phase", "phase": "over"})
-    events.append({"type": "game_over", "outcome": outcome, "winners": list(s.winners)})
+    phases.game_over(s, outcome, winners, events)
 
 
 # ---------------------------------------------------------------- time
 
 
 def _enter(s: GameState, phase: str, t: float, timer: str, events: Events) -> None:
-    s.phase = phase
-    s.phase_started = t
-    s.deadline = t + s.options["timers"][timer]
-    events.append({"type": "phase", "phase": phase})
-
-
-def _advance(s: GameState, now: float, events: Events) -> None:
-    """Let every deadline up to `now` pass, each at its own time."""
-    while s.deadline is not None and s.deadline <= now:
-        _timeout(s, s.deadline, events)
+    phases.enter(s, phase, t, s.options["timers"][timer], events)  # every phase has a timer
 
 
 def _timeout(s: GameState, d: float, events: Events) -> None:
@@ -338,15 +322,7 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
 
 def tick(state: GameState, now: float) -> tuple[GameState, Events]:
     """Let time pass until `now`; returns a new state and what happened."""
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    return s, events
-
-
-def next_deadline(state: GameState) -> float | None:
-    """When the game next changes by itself (None when over)."""
-    return state.deadline
+    return phases.tick(state, now, _timeout)
 
 
 # ---------------------------------------------------------------- actions
@@ -380,21 +356,17 @@ def apply(
     The checks come in an order that tells a player nothing their view does
     not: the shape, the phase, then the player's own card, then the target.
     """
-    s = state.clone()
-    events: Events = []
-    _advance(s, now, events)
-    now = max(now, s.phase_started)  # a clock going backwards cannot reorder the game
+    s, events, now = phases.catch_up(state, now, _timeout)
     if not s.seated(pid):
         raise GameError("unknown_player", "no such player", player=_safe(pid))
     kind = check_shape(action, SHAPES)
-    if s.phase not in _PHASE_OF[kind]:
-        # The seer's phase has no `advance`: it lasts the same time whoever the seer is.
-        raise GameError("wrong_phase", f"{kind} is not possible now", phase=s.phase)
+    # The seer's phase has no `advance`: it lasts the same time whoever the seer is.
+    check_phase(kind, s.phase, _PHASE_OF)
     if s.is_moderator(pid):
         if kind != "advance":
             raise GameError("not_allowed", "the moderator holds no card")
         _timeout(s, now, events)
-        _advance(s, now, events)
+        phases.advance(s, now, events, _timeout)
         return s, events
     if kind == "advance":
         raise GameError("not_allowed", "only the moderator moves the game on")

@@ -24,12 +24,12 @@ than the humans even after the first night's victim (humans >= wolves + 2).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GameError
-from ..table import MAX_PLAYERS
+from ..options import bad, check_choice, check_flag, merged
+from ..table import check_size
 from ..table_vote import check_one_phone
 from ..timers import validate_timers
 
@@ -80,10 +80,6 @@ def _check_preset(preset: Any) -> None:
         raise GameError("bad_options", f"unknown preset {str(preset)[:40]!r}", field="preset")
 
 
-def _bad(field: str, message: str) -> GameError:
-    return GameError("bad_options", message, field=field)
-
-
 def validate_options(preset: str, options: dict[str, Any] | None, n_players: int) -> dict[str, Any]:
     """Check and normalise `options` (missing keys take the defaults).
 
@@ -94,41 +90,30 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     able to set the game up meanwhile.
     """
     _check_preset(preset)
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise _bad("options", "options must be an object")
-    unknown = sorted(set(options) - set(default_options(preset)))
-    if unknown:
-        raise _bad(unknown[0], f"unknown option {unknown[0]!r}")
-    out = default_options(preset)
-    out.update(copy.deepcopy(options))
+    out = merged(options, default_options(preset))
 
     from .. import words  # the languages are the word data's; imported lazily
 
-    if out["lang"] not in words.LANGS:
-        raise _bad("lang", f"lang must be one of {', '.join(words.LANGS)}")
+    check_choice(out, "lang", words.LANGS)
     lupi = out["lupi"]
     if lupi != "auto" and (
         isinstance(lupi, bool) or not isinstance(lupi, int) or not 1 <= lupi <= MAX_WOLVES
     ):
-        raise _bad("lupi", f"lupi must be 'auto' or an integer from 1 to {MAX_WOLVES}")
+        raise bad("lupi", f"lupi must be 'auto' or an integer from 1 to {MAX_WOLVES}")
     for key in ("veggente", "narration_voice"):
-        if not isinstance(out[key], bool):
-            raise _bad(key, f"{key} must be true or false")
+        check_flag(out, key)
     mod = out["moderator"]
     if mod is not None and (not isinstance(mod, str) or not mod or len(mod) > 40):
-        raise _bad("moderator", "moderator must be null (the app) or a player id")
+        raise bad("moderator", "moderator must be null (the app) or a player id")
     out["timers"] = validate_timers(out["timers"], DEFAULT_TIMERS)
     out["one_phone"] = check_one_phone(out["one_phone"])
     if out["one_phone"] and mod is not None:
         # A human moderator sees every card: on one phone passed around there is no
         # second screen for them, and the phone itself narrates.
-        raise _bad("moderator", "on one phone the app is the moderator")
+        raise bad("moderator", "on one phone the app is the moderator")
     if out["timers"]["day"] > DAY_MAX:
-        raise _bad("timers", f"the day's discussion lasts at most {DAY_MAX} seconds")
-    if n_players > MAX_PLAYERS:
-        raise GameError("too_many_players", f"at most {MAX_PLAYERS} players", max=MAX_PLAYERS)
+        raise bad("timers", f"the day's discussion lasts at most {DAY_MAX} seconds")
+    check_size(n_players)
     return out
 
 

@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from ..errors import GameError
-from ..state import state_bytes
+from ..simulate_common import check_refusals
 from .engine import apply
 from .presets import MIN_AUTO, auto_wolves
 from .state import LUPI, LUPO, UMANI, VEGGENTE, GameState
@@ -96,8 +96,6 @@ def start_invariants(s: GameState) -> list[str]:
 
 def illegal_invariants(s: GameState, views: dict[str, dict], now: float, seed: int) -> list[str]:
     """Ghosts keep no ability; a card's power is its holder's alone; refusals change nothing."""
-    out = []
-    before = state_bytes(s)
     attempts = []
     living = [pl.id for pl in s.players if pl.alive]
     target = living[0] if living else "p0"
@@ -117,17 +115,7 @@ def illegal_invariants(s: GameState, views: dict[str, dict], now: float, seed: i
             attempts.append((other, {"type": "bite", "target": target}, ("not_allowed",)))
     if s.phase == "seer" and s.moderator is not None:
         attempts.append((s.moderator["id"], {"type": "advance"}, ("wrong_phase",)))
-    for pid, action, codes in attempts:
-        try:
-            apply(s, pid, action, now)
-        except GameError as exc:
-            if exc.code not in codes:
-                out.append(f"seed {seed}: {action} by {pid} gave {exc.code}")
-        else:
-            out.append(f"seed {seed}: illegal {action} by {pid} accepted in {s.phase}")
-        if state_bytes(s) != before:
-            out.append(f"seed {seed}: a refused action changed the state")
-    return out
+    return check_refusals(s, attempts, now, seed, apply)
 
 
 def end_invariants(s: GameState, seed: int) -> list[str]:
