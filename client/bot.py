@@ -18,7 +18,8 @@ import json
 import random
 from typing import Any
 
-from client.protocol_client import Client, play
+from client.autoplay import play
+from client.protocol_client import Client
 from client.rtc_peer import Recorder, Silence, Source, Tone, VoicePeer, WavSource
 from server.media.rtc import VoiceError
 

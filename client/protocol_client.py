@@ -2,7 +2,8 @@
 
 HTTP with httpx, the socket with `websockets`. One `Client` is one player's seat.
 
-    from client.protocol_client import Client, autoplay
+    from client.protocol_client import Client
+    from client.autoplay import autoplay
 
     host = await Client.create("http://127.0.0.1:8000", "Ada", preset="intruso")
     bob = await Client.join(host.base_url, host.code, "Bob")
@@ -66,11 +67,10 @@ from typing import Any
 
 import websockets
 
-from client.autoplay import autoplay, play
 from client.http_api import HttpError, locate, post
 from client.received import Received
 
-__all__ = ["Client", "HttpError", "autoplay", "play"]
+__all__ = ["Client", "HttpError"]
 
 
 class Client(Received):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from client.autoplay import autoplay
 from client.bot import Bot
-from client.protocol_client import autoplay
 from tests.browser.bot_thread import BotThread
 from tests.browser.harness import i18n, launch_player, wait_until
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 import httpx
 import numpy as np
 
+from client.autoplay import autoplay
 from client.bot import Bot
-from client.protocol_client import autoplay
 from client.rtc_peer import Source
 from tests.e2e.voice_room import record_all
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from client.autoplay import autoplay
 from client.bot import Bot
-from client.protocol_client import autoplay
 from client.rtc_peer import Source
 
 _refs = itertools.count(1)

@@ -7,7 +7,8 @@ import random
 import sqlite3
 from typing import Any
 
-from client.protocol_client import Client, play
+from client.autoplay import play
+from client.protocol_client import Client
 
 NAMES = ["Ada", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 # The shortest timers the game accepts: a stalled test ends quickly.

@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from client.protocol_client import Client, play
+from client.autoplay import play
+from client.protocol_client import Client
 from tests.server.roomkit import NAMES, by_id, close_all, seated
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
