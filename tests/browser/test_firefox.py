@@ -19,6 +19,7 @@ from tests.browser.bot_thread import BotThread
 from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
 from tests.browser.harness import SCREENS, i18n, wait_until
 from tests.browser.onephone import OFFLINE_BUILD
+from tests.browser.page_game import play_intruso_page
 from tests.e2e.spectrum import tone_db_robust
 from tests.support.server_proc import ServerProc
 
@@ -88,29 +89,7 @@ def test_firefox_voice_both_ways_and_a_whole_game(server, firefox):
             bots.play(bot, lambda v, rng: autoplay(v, rng), seed=hash(bot.pid) % 1000)
         ff.click("#start-btn")
         wait_until(lambda: ff.state("s.view && s.view.phase") == "clues", what="clues")
-        deadline = time.monotonic() + 240
-        done: set = set()
-        while ff.state("s.view && s.view.phase") != "over":
-            assert time.monotonic() < deadline, f"the game did not end: {ff.state('s.view.phase')}"
-            phase = ff.state("s.view.phase")
-            me = ff.state("s.view.me.id")
-            key = (phase, ff.state("s.view.round"), ff.state("(s.view.clues || []).length"))
-            if key in done:
-                time.sleep(0.3)
-                continue
-            if phase == "clues" and ff.state("s.view.turn") == me and ff.count("#clue-input"):
-                ff.fill("#clue-input", "zorblat")
-                ff.click("#clue-input-send")
-            elif phase == "debate" and ff.count("#ready-btn"):
-                ff.click("#ready-btn")
-            elif phase == "vote" and ff.state("s.view.me.vote") is None:
-                target = next(p for p in ff.state("s.view.candidates") if p != me)
-                ff.click(f".pcard[data-pid='{target}'] .avatar")
-            else:
-                time.sleep(0.3)
-                continue
-            done.add(key)
-        ff.wait("#end-title")
+        play_intruso_page(ff)
         assert ff.text("#end-title") in (IT["end.you_won"], IT["end.you_lost"])
         assert ff.count(".end-row") == 4
         ff.screenshot(SCREENS / "firefox_02_end.png")
