@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up the environment (Python packages; Debian's chromium for browser tests, coturn
+# Set up the environment (Python packages; Debian's chromium, firefox-esr, and
+# webkit2gtk-driver with xvfb for the browser tests of each engine, coturn
 # for the TURN credentials test, redis-server for the cluster tests and espeak-ng for
 # speech-like test audio) and run the
 # whole test suite. Extra arguments go to pytest.
@@ -8,6 +9,9 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh test
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null 2>&1 || missing+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
 command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)

@@ -74,19 +74,18 @@ async function boot() {
     setMouths(state.mouths);
   });
 
-  // Browsers keep audio muted until a gesture: the first tap anywhere resumes it.
-  const unlock = () => {
-    audio.resume();
+  // Browsers keep audio muted until a gesture: every tap resumes it (Safari and Firefox
+  // also suspend it in the background: coming back resumes it too).
+  audio.keepAudioAlive(() => {
     if (state.audioBlocked) session.unblockAudio();
-  };
-  document.addEventListener("pointerdown", unlock, { passive: true });
-  document.addEventListener("keydown", unlock);
+  });
 
   // Test hook (read-only views of the page's state and audio).
   window.__sussurro = {
     get state() { return state; },
     get analyser() { return audio.getAnalyser(); },
     toneLevels,
+    audioState: () => audio.audioState(),
     lang: getLang,
     // Feed a server message as if it came from the socket (previews and UI checks).
     receive: (msg) => session.handleMessage(msg),

@@ -11,14 +11,46 @@ export function audioContext() {
   if (!ctx) {
     const Ctx = window.AudioContext || window.webkitAudioContext;
     if (!Ctx) return null;
-    ctx = new Ctx({ latencyHint: "interactive" });
+    try {
+      ctx = new Ctx({ latencyHint: "interactive" });
+    } catch {
+      ctx = new Ctx();   // older Safari takes no options
+    }
   }
   return ctx;
 }
 
+/**
+ * Start (or restart) the context. Every engine but Chromium's test flags creates it
+ * "suspended" until a gesture, and Safari and Firefox suspend it again (Safari:
+ * "interrupted") when the page goes to the background or a call takes the audio:
+ * anything but "running" or "closed" is resumed. Called from gestures and on return
+ * to the foreground; a refused resume just waits for the next gesture.
+ */
 export function resume() {
   const c = audioContext();
-  if (c && c.state === "suspended") c.resume().catch(() => {});
+  if (c && c.state !== "running" && c.state !== "closed") c.resume().catch(() => {});
+}
+
+/**
+ * The events that count as a user gesture in every engine: iOS Safari does not take a
+ * touch's pointerdown (only pointerup/touchend/click), Chromium and Firefox take
+ * pointerdown of a mouse. `fn` runs on each, inside the gesture.
+ */
+export const GESTURES = ["pointerdown", "pointerup", "touchend", "click", "keydown"];
+
+/** Resume audio on every gesture and whenever the page comes back to the foreground. */
+export function keepAudioAlive(onGesture = () => {}) {
+  const gesture = () => { resume(); onGesture(); };
+  for (const type of GESTURES) document.addEventListener(type, gesture, { passive: true, capture: true });
+  const back = () => { if (document.visibilityState === "visible") resume(); };
+  document.addEventListener("visibilitychange", back);
+  window.addEventListener("pageshow", back);   // back from the bfcache (Safari, Firefox)
+}
+
+/** The context's state for tests and diagnostics ("none" before any sound). */
+export function audioState() {
+  return ctx ? ctx.state : "none";
 }
 
 /** Route the remote voice stream into an AnalyserNode (not to the speakers: <audio> plays it). */

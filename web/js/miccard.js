@@ -6,6 +6,7 @@ import { icon } from "./icons.js";
 import { insecureNotice, micApiAvailable } from "./secure.js";
 import * as session from "./session.js";
 import { state } from "./state.js";
+import { voiceSupported } from "./support.js";
 
 export function micCard() {
   const s = state.mic;
@@ -13,6 +14,12 @@ export function micCard() {
     class: "btn btn-primary", id: "mic-enable", onclick: () => session.requestMic(),
   }, icon("mic", 18), " ", label);
   let body;
+  if (!voiceSupported()) {
+    // Checked before anything is asked: no button that could only fail. Text play goes on.
+    return h("section", { class: "card mic-card mic-unsupported", id: "voice-unsupported",
+      "aria-label": t("mic.title") },
+    h("h2", {}, t("mic.title")), h("p", { class: "warn", role: "alert" }, t("voice.unsupported")));
+  }
   if (!micApiAvailable() && s !== "skipped") {
     // Not "no microphone": the page's address forbids it. Say so, with the https link.
     return h("div", { class: "mic-insecure", "aria-label": t("mic.title") }, insecureNotice(null,

@@ -36,6 +36,9 @@ export class Voice {
   constructor(send, audioEl, onState) {
     this.send = send;
     this.audioEl = audioEl;
+    // iOS Safari plays media full screen unless told inline (the markup says so too).
+    audioEl.playsInline = true;
+    audioEl.setAttribute("playsinline", "");
     this.onState = onState;
     this.pc = null;
     this.mic = null;

@@ -5,6 +5,7 @@ import * as audio from "./audio.js";
 import { initialLang, setLang, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { Voice, getMic } from "./rtc.js";
+import { micAlreadyGranted, voiceSupported } from "./support.js";
 import { micApiAvailable } from "./secure.js";
 import { playerById, state, update } from "./state.js";
 import * as storage from "./storage.js";
@@ -120,8 +121,14 @@ export function enterRoom(code, seat) {
     locate: (nodes) => locate(code, nodes),
   }, seat.node || null);
   conn.open();
-  // The mic was granted before on this device: take it again so a reload restores voice.
-  if (storage.mic.get() === "on" && state.mic === "unknown") requestMic();
+  // The mic was granted before on this device: take it again so a reload restores voice,
+  // but only where the browser says it is still granted (no prompt); otherwise the
+  // prompt waits for the player's tap on the mic card (Safari asks from a gesture only).
+  if (storage.mic.get() === "on" && state.mic === "unknown" && voiceSupported()) {
+    micAlreadyGranted().then((granted) => {
+      if (granted && state.mic === "unknown" && state.code === code) requestMic();
+    });
+  }
   return code;
 }
 
@@ -317,12 +324,21 @@ function applyRoomLang() {
 // ---------- voice and mic ----------
 
 function startVoice() {
+  if (!voiceSupported()) {
+    // No WebRTC in this browser: said on the mic card; the game goes on by text.
+    update({ voice: "unsupported" });
+    return;
+  }
   if (!voice || !serverVoice) return;
   voice.start(micStream, iceServers).catch(() => update({ voice: "failed" }));
 }
 
 /** Ask for the microphone (after the screen explained why). */
 export async function requestMic() {
+  if (!voiceSupported()) {
+    update({ voice: "unsupported" });
+    return;
+  }
   if (!micApiAvailable()) {
     // Plain http on another device: the mic card shows the https address instead.
     update({ mic: "insecure" });

@@ -1,0 +1,120 @@
+"""Issue 32, Firefox in the suite: Debian's Firefox ESR (Gecko), driven over WebDriver BiDi
+(tests/browser/firefox.py), joins a room, talks and listens (checked by spectrum both
+ways), plays a whole game of Intruso against three bots, and makes the one-phone page
+ready for offline use and plays it with the server gone.
+
+Firefox's own fake microphone speaks a steady 1 kHz sine; the bots speak other tones.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from client.autoplay import autoplay
+from client.rtc_peer import Syllables
+from tests.browser.bot_thread import BotThread
+from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
+from tests.browser.harness import SCREENS, i18n, wait_until
+from tests.browser.onephone import OFFLINE_BUILD
+from tests.browser.page_game import play_intruso_page
+from tests.e2e.spectrum import tone_db_robust
+from tests.support.server_proc import ServerProc
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+IT = i18n("it")
+BOT_TONES = {"Bea": 520.0, "Ciro": 700.0, "Dina": 1300.0}
+HEARD_DB = -50.0   # as tests/browser/test_game_voice.py: a voice in the page's mix
+
+
+@pytest.fixture
+def firefox(tmp_path):
+    if not os.path.exists(FIREFOX):
+        pytest.skip("Debian's firefox-esr is not installed")
+    browsers: list[Firefox] = []
+
+    def launch(name: str = "ff", **kw) -> Firefox:
+        ff = Firefox(tmp_path / f"profile-{name}", **kw)
+        browsers.append(ff)
+        return ff
+
+    yield launch
+    for ff in browsers:
+        ff.close()
+
+
+@pytest.mark.solo  # real-time voice, measured by spectrum: load would starve it
+def test_firefox_voice_both_ways_and_a_whole_game(server, firefox):
+    ff = firefox()
+    bots = BotThread()
+    try:
+        # ---- Firefox creates the room and turns its mic on, with real taps ----
+        ff.goto(server.url("/?testaudio=1"))
+        assert ff.js("typeof RTCPeerConnection") == "function"
+        ff.fill("#name", "Ada")
+        ff.click("#create-btn")
+        ff.wait("#room-code")
+        code = ff.text("#room-code").strip()
+        ff.click("#mic-enable")
+        wait_until(lambda: ff.state("s.mic") == "on", what="Firefox's mic on")
+        # The AudioContext runs after the taps (it stayed "suspended" before: see
+        # docs/browsers.md, Firefox without an audio output device).
+        wait_until(lambda: ff.js("window.__sussurro.audioState()") == "running", timeout=10,
+                   what="Firefox's AudioContext running")
+
+        seated = bots.join(server.base_url, code,
+                           [(name, Syllables(hz)) for name, hz in BOT_TONES.items()])
+        wait_until(lambda: ff.count(".player-row") == 4, what="four in the lobby")
+        wait_until(lambda: ff.state("s.voice") == "on", timeout=60, what="Firefox's voice on")
+
+        # ---- voice both ways: every bot's tone in the page's mix ... ----
+        for name, hz in BOT_TONES.items():
+            wait_until(lambda hz=hz: ff.levels([hz])[0] > HEARD_DB, timeout=30,
+                       what=f"Firefox hears {name} ({hz} Hz)")
+        # ... and Firefox's 1 kHz in a bot's recording, well above its noise floor.
+        since = time.monotonic()
+        time.sleep(3.0)
+        heard = seated[0].recorder.audio(since=since)
+        assert len(heard) > 48000, f"the bot recorded {len(heard)} samples in 3 s"
+        tone = tone_db_robust(heard, FAKE_TONE_HZ)
+        floor = tone_db_robust(heard, 1510.0)   # no voice there
+        assert tone > -40.0 and tone > floor + 20.0, (tone, floor)
+        ff.screenshot(SCREENS / "firefox_01_lobby.png")
+
+        # ---- a whole game: Firefox plays its turns by tapping, the bots by autoplay ----
+        for bot in seated:
+            bots.play(bot, lambda v, rng: autoplay(v, rng), seed=hash(bot.pid) % 1000)
+        ff.click("#start-btn")
+        wait_until(lambda: ff.state("s.view && s.view.phase") == "clues", what="clues")
+        play_intruso_page(ff)
+        assert ff.text("#end-title") in (IT["end.you_won"], IT["end.you_lost"])
+        assert ff.count(".end-row") == 4
+        ff.screenshot(SCREENS / "firefox_02_end.png")
+        assert not ff.errors, ff.errors
+    finally:
+        bots.stop()
+
+
+def test_firefox_onephone_page_offline(tmp_path, firefox):
+    """The one-phone page in Firefox: kept for offline use, then served by its service
+    worker alone once the server is gone, up to a game's first screen."""
+    if not (OFFLINE_BUILD / "manifest.json").is_file():
+        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
+    ff = firefox(fake_mic=False, prefs={"intl.accept_languages": "en-GB, en"})
+    with ServerProc(tmp_path / "s.db") as srv:
+        url = srv.url("/offline/")
+        ff.goto(url)
+        wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
+                   timeout=120, what="the one-phone page playable")
+        wait_until(lambda: ff.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
+                   timeout=90, what="ready for offline use")
+        assert ff.text("#offline-status") == "Ready for offline use"
+    # The server is gone: the service worker alone serves the page and the core.
+    ff.goto(url)
+    wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
+               timeout=120, what="the one-phone page offline")
+    assert ff.count("#opt-preset option") >= 3
+    assert not ff.errors, ff.errors

@@ -1,0 +1,82 @@
+"""Issue 32, WebKit in the suite: Debian's WebKitGTK (MiniBrowser, the engine of iOS
+Safari) through WebKitWebDriver under Xvfb (tests/browser/webkit.py). Its build has no
+WebRTC: the page says so up front in plain words, asks for nothing that could only fail,
+and the player still plays a whole game by text. The one-phone page works offline.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from client.autoplay import autoplay
+from tests.browser import webkit
+from tests.browser.bot_thread import BotThread
+from tests.browser.harness import i18n, wait_until
+from tests.browser.onephone import OFFLINE_BUILD
+from tests.browser.page_game import play_intruso_page
+from tests.support.server_proc import ServerProc
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# MiniBrowser's language is the machine's (English here): the page follows it.
+EN = i18n("en")
+
+
+@pytest.fixture
+def wk():
+    if not webkit.available():
+        pytest.skip("Debian's webkit2gtk-driver and xvfb are not installed")
+    browser = webkit.WebKit()
+    yield browser
+    browser.close()
+
+
+def test_webkit_without_webrtc_is_told_plainly_and_plays_a_whole_game(server, wk):
+    """A browser without RTCPeerConnection: the mic card says voice is not supported
+    (before, it offered "Turn the microphone on" and the voice failed silently), no
+    button asks for the mic, and the game is played to its end screen by text."""
+    wk.goto(server.url("/"))
+    assert wk.js("typeof RTCPeerConnection") == "undefined"   # what this test is about
+    wk.fill("#name", "Ada")
+    wk.click("#create-btn")
+    wk.wait("#room-code")
+    code = wk.text("#room-code").strip()
+    wk.wait("#voice-unsupported")
+    assert wk.text("#voice-unsupported .warn") == EN["voice.unsupported"]
+    assert wk.count("#mic-enable") == 0
+    assert wk.state("s.voice") == "unsupported"
+
+    bots = BotThread()
+    try:
+        seated = bots.join(server.base_url, code, [(n, None) for n in ("Bea", "Ciro", "Dina")],
+                           voice=False)
+        wait_until(lambda: wk.count(".player-row") == 4, what="four in the lobby")
+        for bot in seated:
+            bots.play(bot, lambda v, rng: autoplay(v, rng), seed=len(bot.pid))
+        wk.click("#start-btn")
+        wait_until(lambda: wk.state("s.view && s.view.phase") == "clues", what="clues")
+        # In the game the message stays where the mic card is: still no silent failure.
+        assert wk.count("#voice-unsupported") == 1
+        play_intruso_page(wk)
+        assert wk.text("#end-title") in (EN["end.you_won"], EN["end.you_lost"])
+        assert wk.count(".end-row") == 4
+    finally:
+        bots.stop()
+
+
+def test_webkit_onephone_page_offline(tmp_path, wk):
+    """WebKit keeps the one-phone page for offline use; with the server gone its service
+    worker alone serves the page and the core up to the setup screen."""
+    if not (OFFLINE_BUILD / "manifest.json").is_file():
+        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
+    with ServerProc(tmp_path / "s.db") as srv:
+        url = srv.url("/offline/")
+        wk.goto(url)
+        wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
+                   timeout=150, what="the one-phone page playable")
+        wait_until(lambda: wk.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
+                   timeout=90, what="ready for offline use")
+    wk.goto(url)
+    wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
+               timeout=150, what="the one-phone page offline")
+    assert wk.count("#opt-preset option") >= 3
