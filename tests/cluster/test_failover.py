@@ -6,6 +6,7 @@ Each test names the item of issue 33 it checks. Timings are not asserted here
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import httpx
@@ -40,3 +41,54 @@ async def test_issue33_5_a_lookup_while_redis_is_down_is_503_with_retry_after(tm
         text = other.log_path.read_text(errors="replace")
         assert "Traceback" not in text
         assert text.count("store unavailable") <= 1
+
+
+FAST = {"powers": [], "fantasmi": 0,
+        "timers": {"clue": 5, "debate": 1800, "vote": 5, "guess": 5, "pick": 5}}
+
+
+async def _room_of_three(cl: ClusterProc) -> list[Client]:
+    """Three connected players of a room created through the first node; not following."""
+    host = await Client.create(cl.nodes[0].base_url, "Ada", preset="intruso")
+    others = [await Client.join(cl.nodes[0].base_url, host.code, n) for n in ("Bob", "Cy")]
+    players = [host, *others]
+    for c in players:
+        await c.connect()
+    mark = host.mark()
+    await host.send("settings", options=FAST)
+    await host.wait_for(lambda m: m["type"] == "room", since=mark)
+    return players
+
+
+async def test_issue33_1_a_woken_node_sends_no_stale_view_before_moved(tmp_path):
+    """Item 1: a node paused past its claim's life, whose room's turn timer fell due
+    during the pause, must not tick the game nor send views when it wakes: its clients
+    get `moved` (to the new owner) and no view of a game that has moved on."""
+    with ClusterProc(tmp_path, nodes=2, log_level="warning") as cl:
+        players = await _room_of_three(cl)
+        try:
+            code = players[0].code
+            owner, other = _owner_and_other(cl, code)
+            other_id = f"node{cl.nodes.index(other) + 1}"
+            await players[0].send("start")
+            view = (await players[0].wait_view(lambda v: v.get("deadline"), timeout=20))
+            deadline = view["deadline"]
+            marks = [c.mark() for c in players]
+            cl.pause(owner)
+            try:
+                await asyncio.to_thread(cl.wait_owner, code, lambda o: o == other_id, 30)
+                # The turn's deadline passes while the owner sleeps.
+                while time.time() < deadline + 1.0:
+                    await asyncio.sleep(0.1)
+            finally:
+                cl.resume(owner)
+            for c in players:
+                assert await c.wait_closed(15) == 4010
+            for c, mark in zip(players, marks, strict=True):
+                seen = [m["type"] for m in c.messages[mark:]]
+                assert "view" not in seen, seen
+                moved = [m for m in c.messages[mark:] if m["type"] == "moved"]
+                assert moved and moved[0]["node"] == other.base_url, moved
+        finally:
+            for c in players:
+                await c.close()
