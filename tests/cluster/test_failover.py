@@ -92,3 +92,36 @@ async def test_issue33_1_a_woken_node_sends_no_stale_view_before_moved(tmp_path)
         finally:
             for c in players:
                 await c.close()
+
+
+async def test_issue33_4_a_message_to_a_fenced_node_is_answered_with_where_and_what(tmp_path):
+    """Item 4: a message that reaches a node whose room was taken over is not taken: the
+    sender is told so (an error with its `ref`), and `moved` names the new owner's URL
+    (never `node: null`, which costs the client a lookup)."""
+    with ClusterProc(tmp_path, nodes=2, log_level="warning") as cl:
+        players = await _room_of_three(cl)
+        try:
+            code = players[0].code
+            owner, other = _owner_and_other(cl, code)
+            other_id = f"node{cl.nodes.index(other) + 1}"
+            await players[0].send("start")
+            await players[0].wait_view(lambda v: v.get("phase"), timeout=20)
+            marks = [c.mark() for c in players]
+            cl.pause(owner)
+            try:
+                await asyncio.to_thread(cl.wait_owner, code, lambda o: o == other_id, 30)
+                # Sent while the owner sleeps: its socket buffers it until the owner wakes.
+                await players[1].send("action", action={"type": "ready"}, ref="late")
+            finally:
+                cl.resume(owner)
+            for c in players:
+                assert await c.wait_closed(15) == 4010
+            got = players[1].messages[marks[1]:]
+            assert any(m["type"] == "error" and m.get("ref") == "late"
+                       and m["code"] == "room_moved" for m in got), got
+            for c, mark in zip(players, marks, strict=True):
+                moved = [m for m in c.messages[mark:] if m["type"] == "moved"]
+                assert moved and all(m["node"] == other.base_url for m in moved), moved
+        finally:
+            for c in players:
+                await c.close()
