@@ -87,6 +87,14 @@ async def _cluster_room(edge: Edge, code: str, method: str, path: str,
         answer = await forward.send(where.url, method, path, body, device=device)
         if answer is not None:
             return answer
+        # Its owner is unreachable. One that refuses connections died (kill -9, crash):
+        # its clients are asking now, so take the room over now, not when its claim
+        # lapses (issue 33); the fence keeps this safe if it was not dead after all.
+        if where.node and await forward.refused(where.url) \
+                and await cluster.store.drop_dead(code, where.node):
+            log.warning("cluster: node %s refuses connections; taking over room %s",
+                        where.node, code)
+            return await _cluster_room(edge, code, method, path, body, inside, device)
     # Claimed by a node that does not answer (yet, or any more): ask again shortly.
     return error(503, P.ROOM_MOVED, "the room is moving to another server; retry",
                  retry_after=1)

@@ -125,3 +125,25 @@ async def test_issue33_4_a_message_to_a_fenced_node_is_answered_with_where_and_w
         finally:
             for c in players:
                 await c.close()
+
+
+async def test_issue33_6_a_lookup_takes_over_at_once_a_room_whose_node_refuses_connections(
+        tmp_path):
+    """Item 6: after kill -9 the room's clients ask another node at once; that node finds
+    the owner refusing connections (dead) and takes the room over then, not after the
+    claim's life (30 s here, so the claim cannot have lapsed by itself): the first lookup
+    already answers with the survivor's URL, and the game is there."""
+    with ClusterProc(tmp_path, nodes=2, ttl=30.0, log_level="warning") as cl:
+        host = await Client.create(cl.nodes[0].base_url, "Ada")
+        bob = await Client.join(cl.nodes[0].base_url, host.code, "Bob")
+        owner, other = _owner_and_other(cl, host.code)
+        owner.kill()
+        answer = httpx.get(other.url(f"/api/rooms/{host.code}"), timeout=10)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["node"] == other.base_url
+        assert [p["name"] for p in answer.json()["players"]] == ["Ada", "Bob"]
+        assert cl.owner_of(host.code) == f"node{cl.nodes.index(other) + 1}"
+        bob.node = answer.json()["node"]
+        await bob.connect()          # the seat is served by the survivor
+        assert bob.welcome["node"] == other.base_url
+        await bob.close()
