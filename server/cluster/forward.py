@@ -79,5 +79,18 @@ class Forwarder:
         return Response(r.content, status_code=r.status_code, headers=headers,
                         media_type=r.headers.get("content-type"))
 
+    async def refused(self, url: str) -> bool:
+        """Does the node at `url` refuse connections (its process is gone)? A node that
+        is merely slow or frozen does not count: its claim lapses by itself."""
+        import httpx
+
+        try:
+            await self._http.get(url.rstrip("/") + "/healthz", timeout=1.0)
+        except httpx.ConnectError:
+            return True
+        except self._errors:
+            return False
+        return False
+
     async def close(self) -> None:
         await self._http.aclose()

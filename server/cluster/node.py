@@ -39,7 +39,7 @@ from server.cluster.membership import CpuMeter, Membership, new_node_id
 from server.cluster.placement import NodeLoad, assign, pick
 from server.storage.redis_keys import Keys
 from server.storage.redis_store import RedisStore
-from server.storage.seam import StoreUnavailable
+from server.storage.seam import NotOwner, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,9 @@ class Cluster:
         self._strays: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()  # the beat's cue to end between two beats
-        self._last_renewed = time.monotonic()
+        # When the last renewal that succeeded was sent: our claims live `ttl` from then.
+        self._renewed_at = time.monotonic()
+        self._renewing: asyncio.Task[list[str]] | None = None
         self._adopting: set[str] = set()
 
     # Life ---------------------------------------------------------------------
@@ -255,6 +257,38 @@ class Cluster:
             log.warning("cluster: room %s is owned by another node now; unloading", code)
             await self.host.evict(code, url)
 
+    # Are our claims still ours? ------------------------------------------------------
+
+    def claims_fresh(self) -> bool:
+        """Whether our last successful renewal is younger than a claim's life: if not, this
+        node may have slept (SIGSTOP, a long stall) while others took its rooms over."""
+        return time.monotonic() - self._renewed_at < self.ttl
+
+    async def confirm(self, code: str) -> None:
+        """Before a room of ours acts (a timer, a message): if our claims may have lapsed,
+        renew them now, and raise NotOwner if `code` is no longer ours (StoreUnavailable
+        if Redis cannot say). A woken node thus shows nobody a game that moved on."""
+        if self.claims_fresh():
+            return
+        lost = await self.renew_now()
+        for other in lost:
+            if other != code:
+                asyncio.create_task(self.lost(other))
+        if code not in self.store.held:
+            raise NotOwner(code)
+
+    async def renew_now(self) -> list[str]:
+        """Renew every claim (one script, shared by whoever asks meanwhile); the codes lost."""
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.create_task(self._renew())
+        return await asyncio.shield(self._renewing)
+
+    async def _renew(self) -> list[str]:
+        sent = time.monotonic()
+        lost = await self.store.renew()
+        self._renewed_at = sent
+        return lost
+
     # The beat --------------------------------------------------------------------
 
     async def _beat_loop(self) -> None:
@@ -276,8 +310,7 @@ class Cluster:
         """One beat: publish our load, renew our claims, adopt our share of orphans."""
         await self._publish()
         await self.nodes()  # keeps known_urls fresh for the welcomes
-        lost = await self.store.renew()
-        self._last_renewed = time.monotonic()
+        lost = await self.renew_now()
         self.counts["beats"] += 1
         for code in lost:
             await self.lost(code)
@@ -286,7 +319,7 @@ class Cluster:
 
     async def _cut_off(self) -> None:
         """Redis unreachable past our claims' expiry: others may own our rooms by now."""
-        if time.monotonic() - self._last_renewed <= self.ttl or self.host is None:
+        if self.claims_fresh() or self.host is None:
             return
         for code in list(self.host.loaded()):
             self.store.forget(code)
@@ -340,7 +373,7 @@ class Cluster:
                 "claims": len(self.store.held), "refused_writes": self.store.refused,
                 "unreplicated_writes": self.store.unreplicated,
                 "cpu": round(self.membership.cpu.value, 4),
-                "since_renewal": round(time.monotonic() - self._last_renewed, 3),
+                "since_renewal": round(time.monotonic() - self._renewed_at, 3),
                 **self.counts}
 
 

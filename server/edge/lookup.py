@@ -5,6 +5,7 @@ Unknown codes cost the asker from its `misses` bucket, so guessing codes is slow
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
@@ -13,10 +14,17 @@ from fastapi.responses import Response
 from server.edge.replies import error
 from server.rooms.codes import normalise_code
 from server.rooms.registry import Room
+from server.storage.seam import StoreUnavailable
 from server.wire import protocol as P
 
 if TYPE_CHECKING:
     from server.edge.context import Edge
+
+log = logging.getLogger(__name__)
+
+# Whether the last cluster lookup found Redis unreachable: an outage is logged once,
+# not once per request (pages retry every second or so).
+_redis_down = False
 
 
 async def find_room(edge: Edge, request: Request, raw: str, method: str = "GET",
@@ -38,7 +46,18 @@ async def find_room(edge: Edge, request: Request, raw: str, method: str = "GET",
     code = normalise_code(raw)
     room = edge.rooms.get(code) if code else None
     if room is None and edge.cluster is not None and code:
-        found = await _cluster_room(edge, code, method, path, body, inside, device)
+        global _redis_down
+        try:
+            found = await _cluster_room(edge, code, method, path, body, inside, device)
+        except StoreUnavailable as exc:
+            if not _redis_down:
+                log.warning("cluster: store unavailable for room lookups: %s", exc)
+            _redis_down = True
+            return error(503, P.STORE_UNAVAILABLE, "the rooms' store cannot be reached; retry",
+                         retry_after=1)
+        if _redis_down:
+            log.warning("cluster: store reachable again")
+        _redis_down = False
         if found is not None:
             return found
     if room is None:
@@ -68,6 +87,14 @@ async def _cluster_room(edge: Edge, code: str, method: str, path: str,
         answer = await forward.send(where.url, method, path, body, device=device)
         if answer is not None:
             return answer
+        # Its owner is unreachable. One that refuses connections died (kill -9, crash):
+        # its clients are asking now, so take the room over now, not when its claim
+        # lapses (issue 33); the fence keeps this safe if it was not dead after all.
+        if where.node and await forward.refused(where.url) \
+                and await cluster.store.drop_dead(code, where.node):
+            log.warning("cluster: node %s refuses connections; taking over room %s",
+                        where.node, code)
+            return await _cluster_room(edge, code, method, path, body, inside, device)
     # Claimed by a node that does not answer (yet, or any more): ask again shortly.
     return error(503, P.ROOM_MOVED, "the room is moving to another server; retry",
                  retry_after=1)

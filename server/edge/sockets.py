@@ -115,9 +115,11 @@ class Sockets:
                 return
             await read_loop(ws, room, pid, conn, edge.settings)
         except RoomError as exc:
-            if exc.code == P.ROOM_MOVED:  # handed over or taken over: look it up again
-                conn.send({"type": "moved", "room": room.code, "node": None})
-                conn.close(P.CLOSE_MOVED, "moved")
+            if exc.code == P.ROOM_MOVED:  # handed over or taken over: say where to
+                url = await self._new_home(room.code, conn)
+                if not conn.closed:  # (the room's own eviction may have said it first)
+                    conn.send({"type": "moved", "room": room.code, "node": url})
+                    conn.close(P.CLOSE_MOVED, "moved")
             else:  # the room closed under this socket
                 conn.send(P.error("room_closed", "this room is closed"))
                 conn.close(P.CLOSE_ROOM_CLOSED, "room closed")
@@ -125,6 +127,24 @@ class Sockets:
             with contextlib.suppress(Exception):
                 room.post(room.cmd_detach, pid, conn)
             await conn.stop()
+
+    async def _new_home(self, code: str, conn: Connection, wait: float = 3.0) -> str | None:
+        """The URL of the node that serves a room moving away from here, once it has
+        claimed it (a hand-over, a takeover): so the client goes there at once instead of
+        looking the room up. None if nobody claims it within `wait` seconds."""
+        cluster = self.edge.cluster
+        if cluster is None:
+            return None
+        end = asyncio.get_running_loop().time() + wait
+        while not conn.closed:
+            with contextlib.suppress(StoreUnavailable):
+                where = await cluster.where(code)
+                if where.state == "there" and where.url:
+                    return where.url
+            if asyncio.get_running_loop().time() >= end:
+                return None
+            await asyncio.sleep(0.05)
+        return None
 
     async def _cluster_socket(self, ws: WebSocket, code: str,
                               pid: str) -> tuple[Room, str] | None:
@@ -172,6 +192,11 @@ async def read_loop(ws: WebSocket, room: Any, pid: str, conn: Connection,
         try:
             await room.call(room.cmd_message, pid, conn, msg)
         except RoomError as exc:
+            if exc.code == P.ROOM_MOVED:
+                # The room moved before this message was taken: say which one, so the
+                # player can do it again on the room's new node.
+                conn.send(P.error(exc.code, "the room moved before this was taken; "
+                                  "send it again", msg.ref))
             if exc.code != P.STORE_UNAVAILABLE:
                 raise
             conn.send(P.error(exc.code, exc.message, msg.ref))

@@ -25,8 +25,11 @@ class Actor:
                  wake_at: Callable[[], float | None], on_wake: Callable[[], Any],
                  gone: Callable[[], Exception], refusing: Callable[[], bool],
                  failed: Callable[[Exception], Exception | None],
-                 after_turn: Callable[[], None]) -> None:
+                 after_turn: Callable[[], None],
+                 before: Callable[[], Awaitable[None] | None] | None = None) -> None:
         """`refusing()`: commands are refused with `gone()` (the room moved away);
+        `before()`: awaited (when it returns an awaitable) before each command, which
+        fails with what it raises (cluster mode: is the room still ours?);
         `failed(exc)`: the error a caller gets for `exc`, or None for an unexpected one
         (the caller gets it as is; a posted command's is logged)."""
         self.code = code
@@ -37,6 +40,7 @@ class Actor:
         self._refusing = refusing
         self._failed = failed
         self._after_turn = after_turn
+        self._before = before
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
@@ -73,10 +77,15 @@ class Actor:
                     fut.set_exception(self._gone())
                 continue
             try:
+                pending = self._before() if self._before is not None else None
+                if pending is not None:
+                    await pending
                 result = fn(*args)
                 if isinstance(result, Awaitable):
                     result = await result
             except Exception as exc:  # one bad command must not kill the room
+                if fn == self._on_wake and not self._refusing():
+                    self._retry_wake()  # the deadline stays due: try again shortly
                 told = self._failed(exc)
                 if told is None and fut is None:
                     log.exception("room %s: command %s failed", self.code, fn.__name__)
@@ -111,6 +120,12 @@ class Actor:
             self._timer.cancel()
         self._timer_at = at
         self._timer = None if at is None else asyncio.create_task(self._sleep_until(at))
+
+    def _retry_wake(self, delay: float = 1.0) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = None
+        self._timer = asyncio.create_task(self._sleep_until(self._clock() + delay))
 
     def cancel_timer(self) -> None:
         if self._timer:

@@ -69,6 +69,8 @@ class Rooms:
             cluster = self.cluster
             # Where a client looks for its room again if this node goes away.
             room.welcome_extra = lambda: {"node": cluster.url, "nodes": cluster.known_urls()}
+            # A node that slept past its claims checks them before its rooms act (issue 33).
+            room.confirm = cluster.confirm
         return room
 
     async def _load(self, code: str) -> Room | None:

@@ -64,6 +64,9 @@ class Room:
         self.on_lost = on_lost
         # Set when the room stops because it moved: late calls get room_moved, not closed.
         self.moving = False
+        # Cluster mode: awaited before each command; raises NotOwner when the room may
+        # have moved while this node slept (server/cluster/node.py `Cluster.confirm`).
+        self.confirm: Callable[[str], Any] | None = None
         # Extra welcome fields (cluster mode: this node's URL and the live nodes').
         self.welcome_extra: Callable[[], dict[str, Any]] | None = None
         self.settings = settings
@@ -91,7 +94,8 @@ class Room:
         self.actor = Actor(code, clock, wake_at=lambda: deadlines.wake_at(self),
                            on_wake=self.cmd_timer, gone=self._gone,
                            refusing=lambda: self.moving, failed=self._failed,
-                           after_turn=self._end_of_turn)
+                           after_turn=self._end_of_turn,
+                           before=lambda: self.confirm(code) if self.confirm else None)
         self.outbox = Outbox(
             self.table, clock, settings.room_broadcast_window, self.post,
             room_text=lambda: roster.room_text(self),

@@ -49,7 +49,7 @@ class FencedRedis:
         self.refused = 0        # writes refused because another node owns the room
         self.unreplicated = 0   # writes that did not reach `wait_replicas` replicas in time
         self._scripts = {name: redis.register_script(getattr(S, name)) for name in (
-            "CLAIM", "CREATE", "RENEW", "RELEASE", "HSET", "HDEL", "ADD_PLAYER", "START_GAME",
+            "CLAIM", "CREATE", "RENEW", "RELEASE", "DROP_DEAD", "HSET", "HDEL", "ADD_PLAYER", "START_GAME",
             "APPEND", "END_GAME", "CLOSE", "ADD_SPECTATOR", "REMOVE_SPECTATOR")}
 
     # Plumbing ---------------------------------------------------------------
@@ -126,6 +126,10 @@ class FencedRedis:
             return False
         return bool(int(await self._run("RELEASE", [self.keys.claim(code)],
                                         [self.node_id, token])))
+
+    async def drop_dead(self, code: str, node: str) -> bool:
+        """Drop `node`'s claim on a room because that node is dead: True if it held it."""
+        return bool(int(await self._run("DROP_DEAD", [self.keys.claim(code)], [node])))
 
     def forget(self, code: str) -> None:
         """Stop renewing a room's claim without touching Redis (it lapses by itself)."""

@@ -72,6 +72,18 @@ end
 return 0
 """
 
+# KEYS: claim. ARGV: node. Drops a dead node's claim (its node refuses connections), so
+# the room can be adopted now rather than when the claim lapses: 1 if it was that node's.
+# Safe whoever is wrong: the next owner's new token fences the old one out.
+DROP_DEAD = """
+local cur = redis.call('GET', KEYS[1])
+if cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"""
+
 # KEYS: fence, hash. ARGV: token, field, value, field, value, ...
 HSET = FENCE + """
 redis.call('HSET', KEYS[2], unpack(ARGV, 2))

@@ -4,6 +4,10 @@
 // on, and after a drop it asks where the room went (`hooks.locate`) before reconnecting.
 
 const BACKOFF = [500, 1000, 2000, 4000, 8000];
+// A server that stops answering (frozen, or a phone's Wi-Fi gone) keeps its socket open:
+// ping every PING_EVERY ms and give the socket up when a ping waits DEAD_AFTER ms.
+const PING_EVERY = 2000;
+const DEAD_AFTER = 3000;
 // Close codes >= 4000 are the server's "do not come back" (bad token, kicked, room gone)...
 const FINAL_CLOSE = 4000;
 // ... except 4010: the room moved to another node; reconnect there.
@@ -28,6 +32,7 @@ export class Connection {
     this.pingTimer = null;
     this.retryTimer = null;
     this.pingSent = 0;
+    this.heard = 0;
   }
 
   wsUrl() {
@@ -47,6 +52,11 @@ export class Connection {
     const ws = new WebSocket(this.wsUrl());
     this.ws = ws;
     this.hooks.onStatus("connecting");
+    // A frozen server accepts the TCP connection but never answers the upgrade.
+    clearInterval(this.pingTimer);
+    this.pingSent = performance.now();
+    this.heard = 0;
+    this.pingTimer = setInterval(() => this.checkAlive(ws), PING_EVERY);
     ws.onopen = () => {
       // The backoff restarts on `welcome`, not here: a connect the server throttles is
       // opened, refused (rate_limited) and closed with 1013, and must back off further.
@@ -55,9 +65,10 @@ export class Connection {
       // second welcome would start a second voice negotiation.
       this.ping();
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.ping(), 10000);
+      this.pingTimer = setInterval(() => this.checkAlive(ws), PING_EVERY);
     };
     ws.onmessage = (ev) => {
+      this.heard = performance.now();
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") {
@@ -99,8 +110,31 @@ export class Connection {
     ws.onerror = () => { /* onclose follows and retries */ };
   }
 
-  scheduleRetry() {
+  /** Every PING_EVERY ms: a ping, or the socket given up when the last one waited too
+   *  long with nothing heard since (its close handshake could hang: not awaited). */
+  checkAlive(ws) {
+    if (this.ws !== ws) return;
+    const now = performance.now();
+    if (this.pingSent && now - this.pingSent > DEAD_AFTER && now - this.heard > DEAD_AFTER) {
+      clearInterval(this.pingTimer);
+      this.ws = null;
+      ws.onclose = ws.onmessage = ws.onerror = null;
+      try { ws.close(); } catch { /* already closing */ }
+      this.hooks.onStatus("closed");
+      this.scheduleRetry();
+      return;
+    }
+    if (!this.pingSent) this.ping();
+  }
+
+  /** Come back after `seconds` when a server said so (Retry-After), else by backoff. */
+  scheduleRetry(seconds = 0) {
     if (this.stopped) return;
+    if (seconds > 0) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => this.relocate(), seconds * 1000 * (0.9 + Math.random() * 0.2));
+      return;
+    }
     const base = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
     this.attempt += 1;
     // Jitter so a room full of phones does not reconnect in lockstep.
@@ -115,6 +149,11 @@ export class Connection {
     if ((this.node || this.nodes.length) && this.hooks.locate) {
       try {
         const found = await this.hooks.locate([...this.nodes, this.node].filter(Boolean));
+        if (found?.retryAfter) {
+          // The room is moving (503 + Retry-After): ask again when told, not later.
+          this.scheduleRetry(found.retryAfter);
+          return;
+        }
         if (found) this.node = found;
       } catch { /* every node refused: try the last one known */ }
     }

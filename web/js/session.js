@@ -67,14 +67,24 @@ export async function joinRoom(code, { name, color }) {
  * Cluster mode: the URL of the node serving room `code` now, asked of this page's server
  * first, then of the other nodes (a page whose own server died still finds its room).
  */
+// Where room `code` is served now: its node's URL; {retryAfter: s} when a node said the
+// room is moving (503 + Retry-After); null when nobody knew. A node that does not answer
+// within LOCATE_TIMEOUT ms (frozen) is skipped.
+const LOCATE_TIMEOUT = 2000;
 async function locate(code, nodes) {
-  for (const base of ["", ...nodes]) {
+  let retryAfter = 0;
+  for (const base of ["", ...new Set(nodes)]) {
     try {
-      const res = await fetch(`${base}/api/rooms/${encodeURIComponent(code)}`);
+      const res = await fetch(`${base}/api/rooms/${encodeURIComponent(code)}`,
+        { signal: AbortSignal.timeout(LOCATE_TIMEOUT) });
       if (res.ok) return (await res.json()).node || null;
+      // (Retry-After is not exposed across origins: the body says it too.)
+      const body = await res.json().catch(() => ({}));
+      const wait = Number(res.headers.get("Retry-After")) || Number(body.retry_after) || 0;
+      if (res.status === 503 && wait > 0) retryAfter = retryAfter ? Math.min(retryAfter, wait) : wait;
     } catch { /* that node is down: ask the next */ }
   }
-  return null;
+  return retryAfter ? { retryAfter } : null;
 }
 
 // ---------- the seat ----------
