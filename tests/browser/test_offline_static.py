@@ -146,3 +146,31 @@ def test_on_a_plain_http_lan_address_the_page_says_offline_is_impossible(pw, tmp
         ctx.close()
     finally:
         host.stop()
+
+
+def test_behind_an_untrusted_certificate_the_page_says_offline_is_impossible(pw, tmp_path):
+    """The LAN server's self-made certificate, gone through as a phone does (the warning
+    accepted): the browser refuses the service worker; the page says why, in Italian
+    here, and the game core still starts online."""
+    from tests.support.server_proc import ServerProc
+
+    it = i18n("it")
+    with ServerProc(tmp_path / "s.db", args=["--lan"]) as srv:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            f"--host-resolver-rules=MAP {LAN_NAME} 127.0.0.1"])
+        try:
+            # ignore_https_errors: this page goes on past the certificate, like a phone
+            # after the warning, while the browser still does not trust it.
+            ctx = browser.new_context(ignore_https_errors=True, locale="it-IT")
+            page = ctx.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"https://{LAN_NAME}:{srv.port}/offline/")
+            status = page.wait_for_selector(
+                "#offline-status[data-impossible='certificate']", timeout=5000)
+            assert status.text_content() == it["reach.offline_certificate"]
+            wait_playable(page)
+            assert page.evaluate("window.__onephone.screen") == "setup"
+            assert not errors, errors
+        finally:
+            browser.close()
