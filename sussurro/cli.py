@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     sim.set_defaults(func=_simulate)
 
     srv = sub.add_parser("serve", help="run the server")
-    srv.add_argument("--host", default=None)
+    srv.add_argument("--host", default=None,
+                     help="listen there, plain http (with --lan: HTTPS beside it)")
     srv.add_argument("--port", type=int, default=None)
     srv.add_argument("--db", default=None)
     srv.add_argument("--log-level", default=None)
