@@ -43,7 +43,7 @@ def readme_server(tmp_path):
     proc = subprocess.Popen([*sussurro(), "serve", "--port", str(port), "--db",
                              str(Path(tmp_path) / "s.db"), "--log-level", "warning"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True)
     try:
         printed = read_until(proc, "On this computer:", timeout=60)
         yield port, printed

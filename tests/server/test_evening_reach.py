@@ -90,16 +90,25 @@ def test_without_a_lan_address_the_links_say_unreachable(tmp_path, monkeypatch):
 
 
 def read_until(proc: subprocess.Popen, marker: str, timeout: float = 30.0) -> str:
-    """What the process printed up to the line holding `marker` (bounded in time)."""
-    out, end = "", time.monotonic() + timeout
-    while marker not in out and time.monotonic() < end:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+    """What the process printed up to `marker` (bounded in time). Read from the pipe's
+    descriptor itself: a buffered readline would hide lines already read from select."""
+    fd, out, end = proc.stdout.fileno(), b"", time.monotonic() + timeout
+    while marker.encode() not in out and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.5)
         if ready:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
+            chunk = os.read(fd, 65536)
+            if not chunk:
                 break
-            out += line
-    return out
+            out += chunk
+    # The rest of the marker's line too (the address after "On this computer:").
+    if marker.encode() in out:
+        while not out.split(marker.encode(), 1)[1].count(b"\n") and time.monotonic() < end:
+            if select.select([fd], [], [], 0.5)[0]:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                out += chunk
+    return out.decode("utf-8", "replace")
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="no unshare(1)")
@@ -111,7 +120,7 @@ def test_the_terminal_says_in_words_when_the_machine_is_on_no_network(tmp_path):
     proc = subprocess.Popen(
         ["unshare", "-n", sys.executable, "-m", "sussurro.cli", "serve", "--port", "0",
          "--db", str(tmp_path / "s.db"), "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True)
     try:
         out = read_until(proc, "On this computer:")
