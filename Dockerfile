@@ -46,14 +46,16 @@ RUN pip install --no-cache-dir /wheels/*.whl \
     && chown 10001:10001 /data
 
 USER 10001:10001
-ENV SUSSURRO_HOST=0.0.0.0 \
-    SUSSURRO_PORT=8000 \
+# No SUSSURRO_HOST: `sussurro serve` is then the evening's server (every interface, HTTPS
+# with a certificate kept on the volume, the join address printed); set one (e.g.
+# 127.0.0.1 behind a reverse proxy) for plain http there.
+ENV SUSSURRO_PORT=8000 \
     SUSSURRO_DB=/data/sussurro.db \
     SUSSURRO_WEB_DIR=/app/web \
     SUSSURRO_OFFLINE_DIR=/app/offline-build
 VOLUME ["/data"]
 EXPOSE 8000
-# /healthz answers over plain http in every mode (with --lan too: one port, both).
+# /healthz answers over plain http in every mode (HTTPS on the LAN too: one port, both).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('SUSSURRO_PORT', '8000'), timeout=3)"]
 CMD ["sussurro", "serve"]

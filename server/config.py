@@ -66,6 +66,9 @@ class Settings:
     # HTTP with a certificate made for the machine's LAN addresses and names (kept
     # in `tls_dir`; empty: a "sussurro-tls" folder beside the database).
     lan: bool = False
+    # Set by `serve` (not meant to be given) when --lan finds no address phones could
+    # reach: the lobby then says so instead of showing a loopback link (GET /api/links).
+    no_lan_address: bool = False
     # A real certificate and its key (PEM): HTTPS with these instead of a self-made one.
     certfile: str = ""
     keyfile: str = ""

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 
 import uvicorn
 
-from server.config import Settings, env_values, load_settings
+from server.config import ENV_PREFIX, Settings, env_values, load_settings
 from server.edge.app import create_app
 
 # Frames above this are refused by the WebSocket layer itself (close 1009);
@@ -29,8 +29,17 @@ WS_HARD_LIMIT = 64 * 1024
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Defaults < environment < the flags given on the command line.
 
-    `--lan` binds every interface unless a host is given (flag or environment).
+    The evening's server is the default: with no `--local`, no host (flag or a non-empty
+    SUSSURRO_HOST), no SUSSURRO_LAN and no cluster (`--redis`), `serve` runs as `--lan`
+    does, so that phones on the same network can join. `--lan` binds every interface
+    unless a host is given; `--local` keeps plain http on loopback for development.
+    An explicit host keeps what it says (plain http unless `--lan`), as tests and
+    reverse proxies need.
     """
+    env = env_values()
+    if not env.get("host", "").strip():
+        env.pop("host", None)  # compose's `SUSSURRO_HOST: ${SUSSURRO_HOST:-}` means "not set"
+    local = bool(getattr(args, "local", False))
     cli = {
         "host": getattr(args, "host", None),
         "port": getattr(args, "port", None),
@@ -38,14 +47,18 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         "log_level": getattr(args, "log_level", None),
         "ice_servers": getattr(args, "ice_servers", None),
         "public_url": getattr(args, "public_url", None),
-        "lan": True if getattr(args, "lan", False) else None,
+        "lan": True if getattr(args, "lan", False) else (False if local else None),
         "certfile": getattr(args, "certfile", None),
         "keyfile": getattr(args, "keyfile", None),
         "redis": getattr(args, "redis", None),
         "workers": getattr(args, "workers", None),
     }
-    settings = load_settings(cli)
-    if settings.lan and cli["host"] is None and "host" not in env_values():
+    host_given = cli["host"] is not None or "host" in env
+    if cli["lan"] is None and "lan" not in env and not host_given \
+            and not (cli["redis"] or env.get("redis")):
+        cli["lan"] = True
+    settings = load_settings(cli, environ={ENV_PREFIX + k.upper(): v for k, v in env.items()})
+    if settings.lan and not host_given:
         from server.reach.https import EVERY_INTERFACE
 
         settings = settings.with_overrides({"host": EVERY_INTERFACE})
@@ -166,10 +179,12 @@ def serve(args: argparse.Namespace) -> int:
         server.drain_hook = drain
         server.run()
         return 0
-    from server.reach.banner import lan_banner
+    from server.reach.banner import lan_banner, no_lan_banner
     from server.reach.listen import SniffingServer
 
-    if settings.lan:
+    if plan.no_lan:
+        print(no_lan_banner(plan.local_url), flush=True)
+    elif settings.lan:
         made = "made now" if plan.created else "kept"
         note = (f"Certificate: {plan.certfile}" if settings.certfile else
                 f"Certificate made by this computer ({made}): {plan.certfile}")

@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     sim.set_defaults(func=_simulate)
 
     srv = sub.add_parser("serve", help="run the server")
-    srv.add_argument("--host", default=None)
+    srv.add_argument("--host", default=None,
+                     help="listen there, plain http (with --lan: HTTPS beside it)")
     srv.add_argument("--port", type=int, default=None)
     srv.add_argument("--db", default=None)
     srv.add_argument("--log-level", default=None)
@@ -46,9 +47,13 @@ def main(argv: list[str] | None = None) -> int:
                      help="redis://HOST:PORT/N: join a cluster of nodes (docs/cluster.md)")
     srv.add_argument("--workers", type=int, default=None,
                      help="with --redis: run N node processes on consecutive ports")
-    srv.add_argument("--lan", action="store_true",
-                     help="play on the home network: every interface, HTTPS with a certificate "
-                          "made for this machine, the join address and its QR code printed")
+    reach = srv.add_mutually_exclusive_group()
+    reach.add_argument("--lan", action="store_true",
+                       help="play on the home network (the default without --host or --redis): "
+                            "every interface, HTTPS with a certificate made for this machine, "
+                            "the join address and its QR code printed")
+    reach.add_argument("--local", action="store_true",
+                       help="for development: plain http on 127.0.0.1 only (no phone reaches it)")
     srv.add_argument("--certfile", default=None,
                      help="a real certificate (PEM) for HTTPS instead of a self-made one")
     srv.add_argument("--keyfile", default=None, help="the key of --certfile (PEM)")

@@ -156,5 +156,8 @@ def add_api_routes(app: FastAPI, edge: Edge) -> None:
     async def links(request: Request):
         # The base of the room links and QR codes, so the lobby shows the same address
         # as its QR (with --lan: the https LAN address, even on https://localhost).
-        return JSONResponse({"base": edge.base_url(request)},
+        # `reachable: false`: the machine has no LAN address (server/reach/https.py); the
+        # lobby says so in words instead of a link no phone can open.
+        return JSONResponse({"base": edge.base_url(request),
+                             "reachable": not edge.settings.no_lan_address},
                             headers={"Cache-Control": "no-cache"})

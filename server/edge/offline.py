@@ -35,7 +35,12 @@ _TYPES = {
     ".zip": "application/zip",
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
 }
+# The page's own files in web/offline/: its modules, the page, and what installs it on a
+# home screen (the web app manifest and its icons). sw.js is not among them: it is the cache.
+_PAGE_SUFFIXES = (".js", ".html", ".png", ".webmanifest")
 NOT_BUILT = "offline_not_built"
 # The web worker running Pyodide compiles WebAssembly: its script (a worker's policy is
 # the one delivered with it) allows that and nothing more. Nowhere else is it allowed.
@@ -52,6 +57,12 @@ def _hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def page_files(web_dir: Path) -> list[Path]:
+    """The files of web/offline/ the page loads (sw.js aside), sorted."""
+    return [p for p in sorted((web_dir / "offline").iterdir())
+            if p.suffix in _PAGE_SUFFIXES and p.name != "sw.js"]
+
+
 def build_manifest(web_dir: Path, offline_dir: Path) -> dict | None:
     """The service worker's list of URLs and the version of the whole set (None: the
     assets are not built)."""
@@ -60,11 +71,9 @@ def build_manifest(web_dir: Path, offline_dir: Path) -> dict | None:
         return None
     assets = json.loads(built.read_text(encoding="utf-8"))
     entries: dict[str, str] = {}
-    page_dir = web_dir / "offline"
-    for path in sorted(page_dir.iterdir()):
-        if path.suffix in (".js", ".html") and path.name != "sw.js":
-            url = "/offline/" if path.name == "index.html" else f"/offline/{path.name}"
-            entries[url] = _hash(path)
+    for path in page_files(web_dir):
+        url = "/offline/" if path.name == "index.html" else f"/offline/{path.name}"
+        entries[url] = _hash(path)
     for sub, suffix in _WEB_PARTS:
         for path in sorted((web_dir / sub).rglob(f"*{suffix}")):
             entries["/static/" + path.relative_to(web_dir).as_posix()] = _hash(path)
@@ -149,6 +158,7 @@ def mount_offline(app: FastAPI, settings: Settings) -> None:
 
     @app.get("/offline/{name}")
     async def offline_module(name: str):
-        if not name.endswith(".js") or "/" in name or os.sep in name:
+        if Path(name).suffix not in (".js", ".png", ".webmanifest") or "/" in name \
+                or os.sep in name:
             return JSONResponse({"code": "not_found", "message": "no such file"}, status_code=404)
         return page_file(name)

@@ -27,3 +27,16 @@ def lan_banner(join_url: str, guide_url: str, local_url: str, cert_note: str) ->
         f"  {cert_note}",
         "",
     ])
+
+
+def no_lan_banner(local_url: str) -> str:
+    """What `serve` prints when the machine has no address a phone could reach."""
+    return "\n".join([
+        "",
+        "Sussurro is running, but this computer is not connected to a network",
+        "(no Wi-Fi, no cable), so no phone can reach it yet.",
+        "  Connect this computer to the Wi-Fi the phones use, then start Sussurro again:",
+        "  the address for the phones and its QR code will be shown here.",
+        f"  On this computer:  {local_url}",
+        "",
+    ])

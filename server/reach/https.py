@@ -34,6 +34,8 @@ class HttpsPlan:
     join_url: str               # what players open (https)
     guide_url: str              # the same address over http: the first-visit page
     local_url: str              # for the machine itself (localhost is a secure context)
+    # --lan on every interface, but the machine has no LAN address: no join address to give.
+    no_lan: bool = False
 
 
 def https_enabled(settings: Settings) -> bool:
@@ -85,12 +87,17 @@ def prepare_https(settings: Settings, port: int) -> HttpsPlan:
     context = server_context(certfile, keyfile)
     host = url_host(_main_host(settings, identity))
     join = f"https://{host}:{port}"
-    if settings.lan and not settings.public_url:
+    no_lan = bool(settings.lan and not settings.public_url and identity is not None
+                  and settings.host in WILDCARDS and not identity.on_a_network)
+    if no_lan:
+        # A loopback join address would reach no phone: the pages and the banner say why.
+        settings = dataclasses.replace(settings, no_lan_address=True)
+    elif settings.lan and not settings.public_url:
         settings = dataclasses.replace(settings, public_url=join)
     else:
         join = settings.public_url.rstrip("/") or join
     return HttpsPlan(
         settings=settings, context=context, certfile=certfile, created=created,
         join_url=join, guide_url=f"http://{host}:{port}",
-        local_url=f"http://{url_host(_loopback_host(settings))}:{port}",
+        local_url=f"http://{url_host(_loopback_host(settings))}:{port}", no_lan=no_lan,
     )

@@ -25,6 +25,12 @@ class LanIdentity:
     # The address phones are told to open (the one of the default route).
     main_ip: str
 
+    @property
+    def on_a_network(self) -> bool:
+        """False when the machine has no address another device could reach (no Wi-Fi,
+        no cable: lan_identity() then falls back to loopback)."""
+        return not ipaddress.ip_address(self.main_ip).is_loopback
+
 
 def _usable(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Addresses another device can reach: not loopback, link-local, multicast or unspecified."""

@@ -141,7 +141,7 @@ def test_lan_serves_https_and_http_on_one_port_with_the_join_address_printed(lan
         # The room's QR and the lobby's link base hold the https address.
         qr = http.get(f"https://localhost:{srv.port}/api/rooms/{code}/qr.svg").content
         assert qr == qr_svg(f"{join}/r/{code}", code)
-        assert http.get(f"https://localhost:{srv.port}/api/links").json() == {"base": join}
+        assert http.get(f"https://localhost:{srv.port}/api/links").json() == {"base": join, "reachable": True}
         page = http.get(f"{join}/r/{code}").text
         assert "/static/app.js" in page                                  # the game itself
     # Plain http from another device: the first-visit guide, not the game.
@@ -193,17 +193,21 @@ def test_lan_binds_every_interface_unless_a_host_is_given(monkeypatch):
     from server.main import settings_from_args
 
     def settings(*flags, env=None):
-        monkeypatch.delenv("SUSSURRO_HOST", raising=False)
+        for k in ("SUSSURRO_HOST", "SUSSURRO_LAN", "SUSSURRO_REDIS"):
+            monkeypatch.delenv(k, raising=False)
         for k, v in (env or {}).items():
             monkeypatch.setenv(k, v)
         ns = argparse.Namespace(host=None, port=None, db=None, log_level=None, ice_servers=None,
-                                public_url=None, lan=False, certfile=None, keyfile=None)
+                                public_url=None, lan=False, local=False, certfile=None,
+                                keyfile=None)
         for flag in flags:
             key, _, value = flag.partition("=")
             setattr(ns, key, value or True)
         return settings_from_args(ns)
 
-    assert settings().host == "127.0.0.1" and not settings().lan       # the default: loopback
+    # Issue 31: the default is the evening's server (was: loopback); --local is loopback.
+    assert settings().host == "::" and settings().lan
+    assert settings("local").host == "127.0.0.1" and not settings("local").lan
     assert settings("lan").host == "::" and settings("lan").lan        # IPv6 and IPv4, all
     assert settings("lan", "host=127.0.0.1").host == "127.0.0.1"
     assert settings("lan", env={"SUSSURRO_HOST": "192.168.1.5"}).host == "192.168.1.5"

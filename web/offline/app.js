@@ -17,7 +17,9 @@ const root = document.getElementById("app");
 const statusEl = document.getElementById("offline-status");
 let screen = null;
 let screenName = "";
-const offline = { ready: false, version: null, error: null };
+// `impossible`: why this page cannot be kept for offline use where it was opened
+// ("insecure", "certificate", "no_sw"); the game still plays while the network is there.
+const offline = { ready: false, version: null, error: null, impossible: null };
 const timings = {};
 
 function toast(text) {
@@ -30,8 +32,18 @@ function toast(text) {
 
 function drawStatus() {
   statusEl.dataset.ready = offline.ready ? "yes" : "no";
-  statusEl.textContent = offline.error ? t("offline.sw_failed")
-    : offline.ready ? t("offline.ready") : t("offline.preparing");
+  if (offline.impossible) statusEl.dataset.impossible = offline.impossible;
+  statusEl.textContent = offline.impossible ? t(`reach.offline_${offline.impossible}`)
+    : offline.error ? t("offline.sw_failed")
+      : offline.ready ? t("offline.ready") : t("offline.preparing");
+}
+
+/** Why offline use cannot work here, known before trying: null when it may. */
+function offlineImpossible() {
+  // Browsers give service workers to secure contexts only (https, or localhost).
+  if (!window.isSecureContext) return "insecure";
+  if (!("serviceWorker" in navigator)) return "no_sw";
+  return null;
 }
 
 function topbar() {
@@ -53,7 +65,11 @@ function topbar() {
 /** The service worker: registered on every visit; on the first one the page waits for it
  *  (it downloads everything once, and the page then loads from its cache). */
 async function serviceWorker() {
-  if (!("serviceWorker" in navigator)) return;
+  offline.impossible = offlineImpossible();
+  if (offline.impossible) {
+    drawStatus();
+    return;
+  }
   try {
     navigator.serviceWorker.addEventListener("message", (ev) => {
       if (ev.data?.type === "status") {
@@ -75,6 +91,8 @@ async function serviceWorker() {
     navigator.serviceWorker.controller?.postMessage({ type: "status" });
   } catch (err) {
     offline.error = String(err);
+    // A certificate the browser does not trust: it refuses the worker's script at once.
+    if (err?.name === "SecurityError" && /SSL|certificate/i.test(err.message)) offline.impossible = "certificate";
     drawStatus();
   }
 }

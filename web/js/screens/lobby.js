@@ -6,13 +6,10 @@ import { t } from "../i18n.js";
 import { icon } from "../icons.js";
 import { micCard } from "../miccard.js";
 import * as session from "../session.js";
+import { linkBase, loadLinks, roomLinks } from "../links.js";
 import { isHost, state } from "../state.js";
 import { volumeControl } from "../volumes.js";
 import { leaveButton, settingsForm } from "./controls.js";
-
-// The base of room links as the server gives them (GET /api/links): with `--lan` the https
-// LAN address, the same the QR code holds, even when this page is on localhost.
-let joinBase = null;
 
 /**
  * Every spectator pass of the room, watched or not: the host removes one that is not the
@@ -48,12 +45,14 @@ export function mountLobby(root) {
   function draw() {
     const room = state.room || {};
     const code = state.code;
-    const link = `${joinBase || location.origin}/r/${code}`;
-    region(head, [code, link, t("lobby.code")], () => [
+    const link = `${linkBase()}/r/${code}`;
+    // No network: words instead of a link and a QR code no phone can open.
+    const alone = roomLinks()?.reachable === false;
+    region(head, [code, link, alone, t("lobby.code")], () => [
       h("div", { class: "code-block" },
         h("span", { class: "label" }, t("lobby.code")),
         h("strong", { class: "code", id: "room-code" }, code),
-        h("div", { class: "link-row" },
+        alone ? h("p", { class: "warn", id: "no-lan", role: "alert" }, t("reach.no_lan")) : h("div", { class: "link-row" },
           h("span", { class: "link", id: "room-link" }, link),
           h("button", {
             class: "iconbtn", "aria-label": t("lobby.copy"),
@@ -61,7 +60,7 @@ export function mountLobby(root) {
               try { await navigator.clipboard.writeText(link); } catch { /* not allowed: link stays visible */ }
             },
           }, icon("copy", 18)))),
-      h("img", {
+      alone ? null : h("img", {
         class: "qr", src: `/api/rooms/${encodeURIComponent(code)}/qr.svg`, width: 132, height: 132,
         alt: t("lobby.qr_alt", { code }),
       }),
@@ -140,11 +139,7 @@ export function mountLobby(root) {
   }
 
   draw();
-  if (!joinBase) {
-    fetch("/api/links").then((r) => (r.ok ? r.json() : null))
-      .then((d) => { if (d?.base) { joinBase = d.base; draw(); } })
-      .catch(() => { /* the page's own address stays */ });
-  }
+  loadLinks(draw);
   return {
     update(keys) {
       // A refused setting leaves the room unchanged: redraw to drop the rejected value.

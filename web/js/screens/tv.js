@@ -8,6 +8,7 @@ import { face } from "../avatar.js";
 import { h, region } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { icon } from "../icons.js";
+import { linkBase, loadLinks, roomLinks } from "../links.js";
 import { nameOf, roleName } from "../names.js";
 import { narrationText } from "../narrator.js";
 import { ring } from "../ring.js";
@@ -51,13 +52,15 @@ function tableClass(players) {
 
 function lobbyPanel(code) {
   const room = state.room || {};
-  const link = `${location.origin}/r/${code}`;
+  // The address phones can open (GET /api/links), not this screen's own (maybe localhost).
+  const link = `${linkBase()}/r/${code}`;
+  const alone = roomLinks()?.reachable === false;
   return h("section", { class: "tv-lobby" },
     h("div", { class: "tv-join" },
       h("p", { class: "tv-big" }, t("tv.join")),
       h("strong", { class: "tv-code", id: "tv-code" }, code),
-      h("p", { class: "tv-link" }, link),
-      h("img", { class: "tv-qr", src: `/api/rooms/${encodeURIComponent(code)}/qr.svg`, width: 300, height: 300, alt: t("lobby.qr_alt", { code }) })),
+      alone ? h("p", { class: "warn", id: "no-lan" }, t("reach.no_lan")) : h("p", { class: "tv-link", id: "tv-join-link" }, link),
+      alone ? null : h("img", { class: "tv-qr", src: `/api/rooms/${encodeURIComponent(code)}/qr.svg`, width: 300, height: 300, alt: t("lobby.qr_alt", { code }) })),
     h("ul", { class: tableClass(room.players), id: "tv-table" }, (room.players || []).map((p) => h("li", {
       class: `tv-seat avatar ${p.online === false ? "offline" : ""}`, "data-pid": p.id,
     }, face(p, 132), h("span", { class: "tv-name" }, p.name)))),
@@ -127,7 +130,7 @@ export function mountTv(root) {
         onclick: () => session.setSpeakerMuted(!state.speakerMuted),
       }, icon(state.speakerMuted ? "micOff" : "mic", 28), " ", state.speakerMuted ? t("tv.unmute") : t("tv.mute")),
     ]);
-    region(body, [JSON.stringify(view), JSON.stringify(state.room), t("tv.join")], () => {
+    region(body, [JSON.stringify(view), JSON.stringify(state.room), JSON.stringify(roomLinks()), t("tv.join")], () => {
       if (!playing || !view) return lobbyPanel(code);
       if (view.phase === "over") return endPanel(view);
       return gamePanel(view);
@@ -136,6 +139,7 @@ export function mountTv(root) {
   }
 
   draw();
+  loadLinks(draw);
   return {
     update(keys) {
       if (["room", "view", "speakerMuted", "audioBlocked", "voice", "code"].some((k) => keys.has(k))) draw();
