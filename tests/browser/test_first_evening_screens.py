@@ -71,6 +71,26 @@ def intruso_game():
     return new_game("intruso", {"powers": []}, 7, seats(), 1000.0)
 
 
+def intruso_over():
+    """An Intruso game the Civili win: the table votes out the infiltrator each ballot."""
+    s = intruso_game()
+    for _ in range(200):
+        if s.phase == "over":
+            break
+        if s.phase in ("vote", "revote"):
+            bad = next(pl.id for pl in s.players if pl.alive and pl.role != "civile")
+            for pl in s.players:
+                if pl.alive and s.phase in ("vote", "revote"):
+                    target = bad if pl.id != bad else next(x for x in s.candidates if x != bad)
+                    s, _ = apply(s, pl.id, {"type": "vote", "target": target}, s.phase_started + 1)
+        elif s.phase == "guess":
+            s, _ = apply(s, s.acting, {"type": "guess", "word": "zzzz"}, s.phase_started + 1)
+        else:
+            s, _ = tick(s, s.deadline)
+    assert s.phase == "over" and s.outcome == "civili", (s.phase, s.outcome)
+    return s
+
+
 def lupi_over():
     s = new_game("lupi", {}, 3, seats(), 1000.0, deal={"roles": {"p0": "lupo", "p1": "veggente"}})
     for _ in range(200):
@@ -185,7 +205,7 @@ def test_item8_lupi_end_has_change_of_game_and_the_evening_podium(shared_server,
 
 PLURALS = {
     "it": ("1 punto", "2 punti", "1 partita", "1 voto"),
-    "fr": ("1 point", "2 points", "1 partie", "1 vote"),
+    "fr": ("1 point", "2 points", "1 partie", "1 voix"),
     "en": ("1 point", "2 points", "1 game", "1 vote"),
 }
 
@@ -201,20 +221,31 @@ def test_item12_counts_take_the_languages_plural_forms(shared_server, pw, tmp_pa
         ev = {"games": 1, "points": {"p0": 1, "p1": 2}, "names": {}, "awards": [],
               "podium": [{"place": 1, "points": 2, "players": ["p1"]},
                          {"place": 2, "points": 1, "players": ["p0"]}]}
-        s = lupi_over()
+        s = intruso_over()
         v = view(s, "p0")
         v["result"]["points"] = {"p0": 1, "p1": 2, "p2": 0, "p3": 0}
-        feed(p, room("lupi", evening=ev), v)
+        feed(p, room("intruso", evening=ev), v)
         p.page.wait_for_selector("#evening")
         text = p.page.inner_text("#game-points") + "\n" + p.page.inner_text("#evening")
         assert one_point in text and two_points in text, text
         assert one_game in text, text
-        # A ballot's count on an avatar: one vote.
-        g = intruso_game()
-        while g.phase != "vote":
-            g, _ = tick(g, g.deadline)
-        g, _ = apply(g, "p1", {"type": "vote", "target": "p2"}, g.phase_started + 1)
-        feed(p, room("intruso"), view(g, "p0"))
+        # A ballot's count on an avatar: Impostore shows the tally once the vote closed.
+        g = new_game("classica", {}, 7, seats(), 1000.0)
+        imp = next(pl.id for pl in g.players if pl.role == "impostore")
+        for _ in range(40):
+            if "vote" in view(g, "p0")["me"]["can"]:
+                break
+            for pl in g.players:
+                can = view(g, pl.id)["me"]["can"]
+                a = next((x for x in ("seen", "done", "ready") if x in can), None)
+                if a:
+                    g, _ = apply(g, pl.id, {"type": a}, g.phase_started + 1)
+                    break
+        for pl in g.players:
+            target = imp if pl.id != imp else next(x.id for x in g.players if x.id != imp)
+            g, _ = apply(g, pl.id, {"type": "vote", "target": target}, g.phase_started + 1)
+        assert g.phase == "guess", g.phase  # one vote on someone, three on the impostor
+        feed(p, room("classica"), view(g, "p0"))
         wait_until(lambda: p.page.locator(".badge-count").count() > 0, what="vote counts")
         counts = p.page.locator(".badge-count").all_inner_texts()
         assert one_vote in counts, counts
