@@ -413,7 +413,6 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
 
   function tableScreen() {
     const pub = snap.public;
-    update({ view: pub });
     const seats = players().map((p) => p.id);
     const tableVoter = seats.find((pid) => canOf(pid).includes("table_vote"));
     const wordVoter = seats.find((pid) => canOf(pid).includes("table_word_vote"));
@@ -498,6 +497,9 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
   // ---------------------------------------------------------------- drawing
 
   function draw() {
+    // Names come from the page's state (names.js): the first screen (a pass) comes before
+    // any table screen, also after a reload, so the view is set here, for every screen.
+    update({ view: snap.public });
     if (snap.public.phase === "over") {
       clock.run(false);
       onOver(snap.result);
