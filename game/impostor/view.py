@@ -127,7 +127,8 @@ def points(s: GameState) -> dict[str, int]:
     """002 "Punti e premi" for a finished game (empty while it runs).
 
     Innocents (the Gemelli too): 1 per impostor they voted at least once (in a
-    closed ballot), even if the impostors win. Impostors, if they win: 3 never
+    closed ballot), even if the impostors win; on one phone 1 per impostor out at
+    the end (the table votes together). Impostors, if they win: 3 never
     eliminated, 2 eliminated but guessed the word, 1 eliminated without. The
     Complice: 2 if the impostors win. The Pagliaccio: 3 if eliminated, and then
     nobody else scores.
@@ -142,9 +143,15 @@ def points(s: GameState) -> dict[str, int]:
     impostors = {pl.id for pl in s.players if pl.role == IMPOSTORE}
     right = {g["player"] for g in s.guesses if g["right"]}
     won = s.outcome == "impostors"
+    # One phone: the ballots keep tallies only (who pointed at whom is never known); the
+    # table votes together, so every innocent scores the impostors it put out.
+    table_found = ({pl.id for pl in s.players if not pl.alive} & impostors
+                   if s.options.get("one_phone") else None)
     for pl in s.players:
         side = SIDE[pl.role]
-        if side == "innocent":
+        if side == "innocent" and table_found is not None:
+            pts[pl.id] = len(table_found)
+        elif side == "innocent":
             voted = {t for b in s.ballots for v, t in b.votes.items() if v == pl.id}
             pts[pl.id] = len(voted & impostors)
         elif pl.role == IMPOSTORE and won:

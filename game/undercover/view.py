@@ -159,7 +159,7 @@ def points(s: GameState) -> dict[str, int]:
     """docs/rules.md "Points": the undercover games' table, in the spirit of 002's.
 
     Civili: 1 per infiltrator they voted at least once (closed ballots), whoever
-    wins. Infiltrators whose camp wins: 3 never eliminated, 2 eliminated but
+    wins; on one phone (the table's tallies only) 1 per infiltrator out at the end. Infiltrators whose camp wins: 3 never eliminated, 2 eliminated but
     guessed the word, 1 eliminated. A Fantasma who wins alone by guessing: 3.
     The Buffone who wins alone: 3, and nobody else scores. A Cupido pair member
     who wins only through the pair: 2. Empty while the game runs.
@@ -176,8 +176,15 @@ def points(s: GameState) -> dict[str, int]:
     # Infiltré: the Amnésique's right guess wins for the whole camp (001).
     camp_won = s.outcome == "infiltrati" or (s.outcome == "fantasma"
                                             and get_preset(s.preset).guess_wins_camp)
+    # One phone: only the table's tallies are known, never who pointed at whom; the
+    # table votes together, so every Civile scores the infiltrators it put out.
+    table_found = ({pl.id for pl in s.players if not pl.alive} & infiltrators
+                   if s.options.get("one_phone") else None)
     for pl in s.players:
         if pl.role == CIVILE:
+            if table_found is not None:
+                pts[pl.id] = len(table_found)
+                continue
             voted = {t for b in s.ballots for v, t in b.items() if v == pl.id}
             pts[pl.id] = len(voted & infiltrators)
         elif camp_won:

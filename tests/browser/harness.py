@@ -155,12 +155,21 @@ def i18n(lang: str) -> dict[str, str]:
     return out
 
 
+def open_rules(page) -> None:
+    """Unfold the lobby's detailed rules (folded by default, issue 31 §3.6), as a host who
+    changes them does; they stay open across the lobby's redraws."""
+    page.wait_for_selector("#lobby-rules", state="attached")
+    page.evaluate("() => { const d = document.querySelector('#lobby-rules');"
+                  " if (d && !d.open) d.querySelector('summary').click(); }")
+
+
 def create_room(server, player: Player, query: str = "") -> str:
     """`player` creates a room from the home page; returns its code."""
     player.page.goto(server.url("/" + query))
     player.page.fill("#name", player.name)
     player.page.click("#create-btn")
     player.page.wait_for_selector("#room-code")
+    open_rules(player.page)
     return player.page.inner_text("#room-code").strip()
 
 
@@ -174,6 +183,7 @@ def join_room(server, player: Player, code: str, *, by: str = "link", query: str
     player.page.fill("#name", player.name)
     player.page.click("#join-btn")
     player.page.wait_for_selector("#room-code")
+    open_rules(player.page)
 
 
 def seat_text_only(server, players: list[Player]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import i18n, join_room, launch_player, wait_until
+from tests.browser.harness import i18n, join_room, launch_player, open_rules, wait_until
 from tests.browser.test_game_voice import assert_silent, hears, silent_now
 
 # A four-page game with voice loads both cores: it runs alone (solo, see tests/conftest.py).
@@ -131,6 +131,7 @@ def test_an_evening_of_impostore_in_every_style_with_voice(server, table):
         p.page.click("#mic-enable")
     wait_until(lambda: ada.page.locator(".player-row").count() == 4, what="four in the lobby")
     assert ada.page.input_value("#opt-preset") == "classica"
+    open_rules(ada.page)
     ada.page.check("#opt-floor")
     wait_until(lambda: ada.state("s.room.settings.options.floor") is True, what="floor control on")
     wait_until(lambda: bruno.page.is_checked("#opt-floor"), what="Bruno reads the setting")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import LAN_ARGS, LAN_NAME, i18n, launch_player, wait_until
+from tests.browser.harness import LAN_ARGS, LAN_NAME, i18n, launch_player, open_rules, wait_until
 from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -106,6 +106,7 @@ def test_a_whole_voice_round_over_the_lan_https_address(lan_server, pw, tmp_path
         wait_until(lambda: all(p.state("s.mic") == "on" and p.state("s.voice") == "on" for p in table),
                    timeout=60, what="mic and voice on every page over https")
         # No powers: the round is clues, debate, vote.
+        open_rules(ada.page)
         ada.page.click("#opt-powers-pick")
         wait_until(lambda: ada.state("s.room.settings.options.powers.length === 0"), what="no powers")
         ada.page.click("#start-btn")

@@ -116,7 +116,7 @@ def test_every_lupi_screen_fits_with_labelled_controls(shared_server, pw, tmp_pa
             p.page.evaluate("window.__sussurro.set({code: 'K7QMX', player: 'p0', token: 'preview'})")
             p.page.evaluate("(r) => window.__sussurro.receive(r)",
                             {**room(moderator), "state": "lobby", "phase": "lobby"})
-            p.page.wait_for_selector("#opt-moderator")
+            p.page.wait_for_selector("#opt-moderator", state="attached")  # in the folded rules
             check(p, f"lupi_{tag}_lobby{suffix}")
             phases: set[str] = set()
             for name, v in scenes(moderator).items():

@@ -131,3 +131,19 @@ def test_powers_that_need_a_phone_per_player_are_left_out():
         opts = validate_options("intruso", {"one_phone": True}, 16)
         cards = power_cards(opts, 16, random.Random(seed))
         assert not {"sabotatore", "ubriacone"} & set(cards)
+
+
+def test_issue31_one_phone_civili_score_the_infiltrators_the_table_voted_out():
+    """Issue 31 §3 item 3: on one phone who pointed at whom is never known, so a Civile's
+    point "per infiltrator voted" counted nothing and a Civili win left everyone at 0.
+    The table votes together: each Civile scores 1 per infiltrator out at the end."""
+    from game import result
+
+    play = Play(start(options=ONE))
+    to_table_vote(play)
+    play.act("p0", type="table_vote", tally={"p4": 1})
+    assert play.s.outcome == "civili"
+    pts = result(play.s)["points"]
+    civili = [pl.id for pl in play.s.players if pl.role == "civile"]
+    assert civili and all(pts[pid] == 1 for pid in civili), pts
+    assert pts["p4"] == 0, pts

@@ -117,3 +117,17 @@ def test_a_kept_word_starts_the_clues_and_the_table_word_vote_needs_one_phone():
     room.act("p0", type="ask_word")
     assert room.s.phase == "word_vote"  # in a room the vote opens at once
     room.fail("p0", "not_allowed", type="table_word_vote", change=True)
+
+
+def test_issue31_one_phone_innocents_score_the_impostor_the_table_voted_out():
+    """Issue 31 §3 item 3: on one phone the innocents' point for an impostor voted out
+    goes to every innocent (the table voted together), not to nobody."""
+    play = Play(start(options=ONE))
+    play.to_vote()
+    play.act("p0", type="table_vote", tally={"p4": 1})
+    play.act("p4", type="guess", word="cane")
+    assert play.s.outcome == "innocents"
+    pts = result(play.s)["points"]
+    innocents = [pl.id for pl in play.s.players if pl.id != "p4" and pl.role != "complice"]
+    assert all(pts[pid] == 1 for pid in innocents), pts
+    assert pts["p4"] == 0

@@ -1,5 +1,6 @@
 // Translations: Italian first, then French and English. Every visible string goes through t().
 
+import { pluralKey } from "./plural.js";
 import * as storage from "./storage.js";
 
 export const LANGS = ["it", "fr", "en"];
@@ -67,6 +68,8 @@ export function t(key, params = {}) {
 
 /** `t` in a given language whatever the player picked (a narration spoken in the room's). */
 export function tIn(lang, key, params = {}) {
-  const text = dicts[lang]?.[key] ?? dicts.it?.[key] ?? key;
+  // A count `n` picks the language's plural form where the key has one (`KEY.one`).
+  const d = dicts[lang] && key in dicts[lang] ? dicts[lang] : dicts.it;
+  const text = d?.[pluralKey(d, d === dicts[lang] ? lang : "it", key, params)] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }

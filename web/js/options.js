@@ -148,7 +148,9 @@ export function presetChooser(settings, editable, send) {
     h("label", { for: "opt-preset" }, t("home.game")),
     h("select", { id: "opt-preset", disabled: !editable, onchange: (ev) => send({ preset: ev.target.value, options: {} }) },
       presetOptions(preset, [preset])),
-    h("small", { class: "hint" }, t(`preset.${preset}.short`)));
+    // On one phone (no whispers, nobody hosting) a preset may say so in its own words.
+    h("small", { class: "hint" }, t(settings.options?.one_phone && has(`preset.${preset}.short_one_phone`)
+      ? `preset.${preset}.short_one_phone` : `preset.${preset}.short`)));
 }
 
 /** The engine that plays a preset, as the catalog says ("undercover" if unknown). */
@@ -206,7 +208,7 @@ export function undercoverOptions(settings, editable, send) {
         h("label", { class: "check" }, h("input", {
           type: "radio", name: "powers-mode", id: "opt-powers-pick", checked: !powersAuto, disabled,
           onchange: () => set("powers", []),
-        }), t("opt.powers_pick"))),
+        }), t(o.one_phone ? "opt.powers_pick_table" : "opt.powers_pick"))),
       powersAuto ? h("small", { class: "hint" }, t("opt.powers_auto_hint"))
         : checkList("power", powers, o.powers || [], (p) => t(`power.${p}`), disabled, (list) => set("powers", list))),
     h("fieldset", { class: "opt opt-list" },

@@ -413,7 +413,6 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
 
   function tableScreen() {
     const pub = snap.public;
-    update({ view: pub });
     const seats = players().map((p) => p.id);
     const tableVoter = seats.find((pid) => canOf(pid).includes("table_vote"));
     const wordVoter = seats.find((pid) => canOf(pid).includes("table_word_vote"));
@@ -462,6 +461,9 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     } else {
       parts.push(h("p", { class: "hint" }, t("offline.waiting")));
     }
+    // While the table taps the most voted, the pick grid is the only grid (a second,
+    // inert one under it looked the same and answered nothing).
+    const picking = Boolean(tableVoter && !wordVoter && local.countdown === 0);
     const left = typeof snap.deadline === "number" ? Math.max(0, Math.ceil(snap.deadline - clock.now())) : null;
     return h("section", { class: "card table", "data-phase": pub.phase },
       h("div", { class: "phase-row" },
@@ -469,7 +471,7 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
         left !== null ? h("span", { class: "clock", id: "clock" }, t("offline.seconds_left", { s: left })) : null),
       lastNews(pub),
       parts,
-      tableGrid(pub),
+      picking ? null : tableGrid(pub),
       h("button", {
         class: "btn btn-ghost", id: "see-again",
         onclick: () => { local.again = { pid: null }; local.picked = []; draw(); },
@@ -498,6 +500,9 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
   // ---------------------------------------------------------------- drawing
 
   function draw() {
+    // Names come from the page's state (names.js): the first screen (a pass) comes before
+    // any table screen, also after a reload, so the view is set here, for every screen.
+    update({ view: snap.public });
     if (snap.public.phase === "over") {
       clock.run(false);
       onOver(snap.result);

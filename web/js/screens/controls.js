@@ -45,10 +45,17 @@ export function nextRules() {
   return details;
 }
 
+/** The rematch button's words: the same rules, or the game the host switched to. */
+function rematchLabel() {
+  const next = state.room?.settings?.preset;
+  const played = state.view?.preset;
+  return next && played && next !== played ? t("end.rematch_other", { game: t(`preset.${next}`) }) : t("end.rematch");
+}
+
 /** At the foot of every end screen: the host's rematch (the others wait for it), and leave. */
 export function rematchBar() {
   return h("div", { class: "start-bar" }, isHost()
-    ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, t("end.rematch"))
+    ? h("button", { class: "btn btn-primary btn-big", id: "rematch-btn", onclick: () => session.send({ type: "rematch" }) }, rematchLabel())
     : h("p", { class: "hint waiting" }, t("end.wait_rematch")),
   leaveButton());
 }

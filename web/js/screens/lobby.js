@@ -11,6 +11,9 @@ import { isHost, state } from "../state.js";
 import { volumeControl } from "../volumes.js";
 import { leaveButton, settingsForm } from "./controls.js";
 
+// The folded rules stay open across redraws once opened (remembered at the click itself).
+let rulesOpen = false;
+
 /**
  * Every spectator pass of the room, watched or not: the host removes one that is not the
  * room's own screen (anyone with the code may take a pass; an unwatched one also expires).
@@ -40,7 +43,8 @@ export function mountLobby(root) {
   const mic = h("div");
   const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
   const start = h("div", { class: "start-bar" });
-  root.append(h("div", { class: "screen lobby" }, head, tv, players, mic, settings, start));
+  // The essentials first (issue 31): who is in, the game, start; the rest below.
+  root.append(h("div", { class: "screen lobby" }, head, players, settings, start, mic, tv));
 
   function draw() {
     const room = state.room || {};
@@ -120,11 +124,20 @@ export function mountLobby(root) {
     region(mic, [state.mic, state.voice, t("mic.title")], () => micCard());
 
     const s = room.settings || {};
-    region(settings, [s, amHost, t("lobby.settings")], () => [
-      h("h2", {}, t("lobby.settings")),
-      amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
-      settingsForm(amHost),
-    ]);
+    region(settings, [s, amHost, t("lobby.settings")], () => {
+      // The game chooser stays in sight; its detailed rules are folded (opened on demand).
+      const [chooser, ...rules] = settingsForm(amHost);
+      const details = h("details", { class: "lobby-rules", id: "lobby-rules", open: rulesOpen },
+        h("summary", { onclick: () => { rulesOpen = !details.open; } }, t("lobby.rules_details")),
+        rules);
+      // No heading for the host: the chooser's own label says it (the section is named).
+      return [
+        amHost ? null : h("h2", {}, t("lobby.settings")),
+        amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
+        chooser,
+        details,
+      ];
+    });
 
     const n = (room.players || []).length;
     region(start, [amHost, n, t("lobby.start")], () => [

@@ -158,7 +158,8 @@ export function mountLupi(root) {
     if (v.phase === "over") {
       play.hidden = true;
       end.hidden = false;
-      region(end, [v.result, state.room?.host, state.player, state.room?.players], () => lupiEnd(v));
+      region(end, [v.result, state.room?.host, state.player, state.room?.players, state.room?.evening,
+        state.room?.settings], () => lupiEnd(v));
       return;
     }
     play.hidden = false;

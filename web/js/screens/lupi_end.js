@@ -1,5 +1,6 @@
 // Lupi Mannari's end: which faction won (ghosts included), every card, the seer's looks,
-// the ghosts in order, the game's points; then the host's rematch.
+// the ghosts in order; then, as every game's end, the game's points, the evening's podium,
+// the host's change of game and the rematch.
 
 import { face } from "../avatar.js";
 import { h } from "../dom.js";
@@ -7,7 +8,8 @@ import { t } from "../i18n.js";
 import { nameOf, roleName } from "../names.js";
 import { state } from "../state.js";
 import { lineText } from "../narrator.js";
-import { rematchBar } from "./controls.js";
+import { nextRules, rematchBar } from "./controls.js";
+import { eveningPanel, gamePoints } from "./podium.js";
 
 export function lupiEnd(view) {
   const r = view.result || {};
@@ -40,6 +42,9 @@ export function lupiEnd(view) {
       h("h2", {}, t("lupi.deaths")),
       h("ul", { class: "death-list" }, (r.deaths || []).map((d) => h("li", {},
         t(`lupi.death.${d.cause}`, { n: d.day, name: nameOf(d.player) }))))),
+    gamePoints(r),
+    eveningPanel(),
+    nextRules(),
     rematchBar(),
   ];
 }
