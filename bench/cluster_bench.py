@@ -1,7 +1,8 @@
 """Cluster mode on this machine: rooms of 16 bots on 1 node vs 2 nodes; failover seconds.
 
     .venv/bin/python bench/cluster_bench.py [--rooms 2] [--bots 16] [--seconds 20]
-                                            [--procs 4] [--failovers 3]
+                                            [--procs 4] [--failovers 3] [--ttl 5]
+                                            [--no-load] [--claim-rooms 20]
 
 For each of 1 and 2 nodes: a real redis-server and `sussurro serve --redis`
 node processes on 127.0.0.1 (tests/support/cluster_proc.py), `--rooms` rooms
@@ -19,8 +20,15 @@ as in bench/room_bench.py. Over `--seconds` once every bot is connected:
 Then `--failovers` times, on two nodes: a 4-bot room (all talking, following
 their room) whose node is SIGKILLed: `claim_moved_s` (kill to the room's
 claim held by the other node), `reconnected_s` (kill to every bot's socket and
-voice back), `silence_s` (per bot: the longest silence heard around the
-kill); the killed node is started again for the next round.
+voice back), `silence_s` (per bot: the longest silence in the other bots'
+tones that it heard around the kill: its recording's gap); the killed node is
+started again for the next round. `--ttl` is the nodes' `cluster_ttl`, the
+default setting unless told.
+
+Last, `claim_cost`: what claims cost Redis. Two idle nodes, then
+`--claim-rooms` idle rooms on them; over `--seconds` each, the commands Redis
+ran per second (`INFO commandstats`, which counts the commands scripts run
+too), and the difference over the rooms: `per_room_per_s`, by command.
 
 Prints one JSON object. Nothing here is asserted; figures go to bench/README.md.
 """
@@ -39,6 +47,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from server.config import Settings  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -184,6 +194,8 @@ async def failover_runs(args: argparse.Namespace) -> list[dict]:
     tmp = tempfile.mkdtemp(prefix="cluster_bench_failover_")
     with ClusterProc(tmp, nodes=2, ttl=args.ttl, log_level="warning") as cl:
         for _ in range(args.failovers):
+            # The two nodes have beaten each other's entries in (registry up to date).
+            await asyncio.sleep(1.0)
             bots = await _room(cl.nodes[0].base_url, [Tone(300 + 100 * i, 0.1) for i in range(4)])
             try:
                 await asyncio.gather(*(b.start_voice(timeout=60) for b in bots))
@@ -214,6 +226,46 @@ async def failover_runs(args: argparse.Namespace) -> list[dict]:
     return out
 
 
+# ----------------------------------------------------------------- what claims cost Redis
+
+
+def _commands(cl) -> dict[str, int]:
+    """Commands Redis has run so far, by name, those run inside scripts included."""
+    stats = cl.redis.client().info("commandstats")
+    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()
+            if k != "cmdstat_info"}
+
+
+def _rates(cl, seconds: float) -> dict[str, float]:
+    c0, t0 = _commands(cl), time.monotonic()
+    time.sleep(seconds)
+    c1, dt = _commands(cl), time.monotonic() - t0
+    return {k: (v - c0.get(k, 0)) / dt for k, v in c1.items() if v - c0.get(k, 0)}
+
+
+def claim_cost(args: argparse.Namespace) -> dict:
+    from client.protocol_client import Client
+    from tests.support.cluster_proc import ClusterProc
+
+    tmp = tempfile.mkdtemp(prefix="cluster_bench_claims_")
+    with ClusterProc(tmp, nodes=2, ttl=args.ttl, log_level="warning") as cl:
+        time.sleep(2.0)
+        idle = _rates(cl, args.seconds)
+        url = cl.nodes[0].base_url
+        for _ in range(args.claim_rooms):
+            asyncio.run(Client.create(url, "Host"))
+        time.sleep(2.0)
+        busy = _rates(cl, args.seconds)
+    n = max(1, args.claim_rooms)
+    per_room = {k: round((busy.get(k, 0) - idle.get(k, 0)) / n, 3) for k in busy | idle}
+    return {"ttl": args.ttl, "rooms": args.claim_rooms, "nodes": 2,
+            "idle_commands_per_s": round(sum(idle.values()), 2),
+            "commands_per_s": round(sum(busy.values()), 2),
+            "per_room_per_s": round(sum(per_room.values()), 3),
+            "per_room_per_s_by_command": {k: v for k, v in sorted(per_room.items())
+                                          if abs(v) >= 0.01}}
+
+
 async def _room(url: str, sources) -> list:
     from client.bot import Bot
 
@@ -231,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--setup", type=float, default=120.0, help="seconds allowed to connect")
     p.add_argument("--failovers", type=int, default=3)
-    p.add_argument("--ttl", type=float, default=2.0, help="cluster_ttl of the failover runs")
+    p.add_argument("--ttl", type=float, default=Settings().cluster_ttl,
+                   help="cluster_ttl of the nodes in the failover and claim runs")
+    p.add_argument("--no-load", action="store_true", help="skip the 1-vs-2-node load runs")
+    p.add_argument("--claim-rooms", type=int, default=20,
+                   help="rooms of the claim-cost run (0: skip it)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -240,11 +296,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(asyncio.run(worker(args))), flush=True)
         return 0
-    report = {"load": [load_run(n, args) for n in (1, 2)]}
-    one, two = report["load"]
-    report["cpu_per_room_ratio_2_over_1"] = round(two["cpu_per_room"] / one["cpu_per_room"], 2) \
-        if one["cpu_per_room"] else None
+    report: dict = {}
+    if not args.no_load:
+        report["load"] = [load_run(n, args) for n in (1, 2)]
+        one, two = report["load"]
+        report["cpu_per_room_ratio_2_over_1"] = \
+            round(two["cpu_per_room"] / one["cpu_per_room"], 2) if one["cpu_per_room"] else None
+    report["failover_ttl"] = args.ttl
     report["failover"] = asyncio.run(failover_runs(args)) if args.failovers else []
+    if args.claim_rooms:
+        report["claim_cost"] = claim_cost(args)
+    report["load_avg_1min"] = round(os.getloadavg()[0], 2)
     report["cores"] = os.cpu_count()
     print(json.dumps(report, sort_keys=True))
     return 0
