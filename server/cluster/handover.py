@@ -22,7 +22,7 @@ from server.cluster.placement import NodeLoad
 from server.storage.redis_store import RedisStore
 
 if TYPE_CHECKING:
-    from server.cluster.node import RoomHost
+    from server.cluster.host import RoomHost
 
 log = logging.getLogger(__name__)
 

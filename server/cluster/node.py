@@ -19,7 +19,7 @@ One `Cluster` per `sussurro serve --redis ...` process. It
 The registry entries are server/cluster/membership.py's, the hand-overs
 server/cluster/handover.py's; this module runs the beat and the sweep, and
 answers where a room is. The rooms themselves stay in server/rooms/registry.py;
-it reaches them through the small `RoomHost` interface below. docs/cluster.md
+it reaches them through the small `RoomHost` interface (server/cluster/host.py). docs/cluster.md
 describes the whole method and its failure model.
 """
 
@@ -32,9 +32,10 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from server.cluster.handover import Handovers
+from server.cluster.host import RoomHost
 from server.cluster.membership import CpuMeter, Membership, new_node_id
 from server.cluster.placement import NodeLoad, assign, pick
 from server.storage.redis_keys import Keys
@@ -46,28 +47,6 @@ log = logging.getLogger(__name__)
 # An orphan room left unadopted this many sweeps is taken by whichever node sees it
 # (placement disagreed, or its chosen node died too).
 STRAY_SWEEPS = 3
-
-
-class RoomHost(Protocol):
-    """What the cluster needs of the node's rooms (server/rooms/registry.py implements it)."""
-
-    def loaded(self) -> list[str]:
-        """Codes of the rooms running here."""
-
-    def figures(self) -> tuple[int, int]:
-        """(rooms, voice peers) for the registry."""
-
-    async def adopt(self, code: str) -> bool:
-        """Load a room this node has just claimed (replay its log) and serve it."""
-
-    async def freeze(self, code: str) -> None:
-        """Stop a room's actor, timers and voice; its sockets stay open until `evict`."""
-
-    async def evict(self, code: str, url: str | None) -> None:
-        """Send a (frozen or running) room's clients to `url` (None: anywhere) and forget it."""
-
-    def nodes_changed(self, urls: list[str]) -> None:
-        """The live nodes changed: tell the clients where to look if their node goes."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 The rooms themselves are actors (server/rooms/room.py); this registry only creates,
 looks up and retires them, and sums their figures for /metrics. In cluster
-mode it is also the cluster's `RoomHost` (server/cluster/node.py): it adopts rooms
+mode it is also the cluster's `RoomHost` (server/cluster/host.py): it adopts rooms
 the node has claimed, and freezes or evicts the ones that move away.
 """
 
@@ -194,7 +194,7 @@ class Rooms:
         await room.stop(P.CLOSE_ROOM_CLOSED)
         await self.store.set_status(code, CLOSED, self.clock())
 
-    # Cluster mode: the cluster's RoomHost (server/cluster/node.py) ----------------
+    # Cluster mode: the cluster's RoomHost (server/cluster/host.py) ----------------
 
     def loaded(self) -> list[str]:
         """Codes of the rooms running on this node."""
