@@ -33,6 +33,8 @@ rows, left and right, each speaker's gain times its constant-power pan from
 that listener's seat (audio/spatial.py; cues centred). The grouping key is
 the listener's rows themselves, so two listeners share a mix (and an encode)
 exactly when their effective gains are equal, volumes and pans included. A
+listener may choose mono for themself (`set_mono`: one earbud): seats or not, they
+get the room's mono rows, as a client without stereo does. A
 stereo mix comes out as a (FRAME, 2) interleaved array, a mono one as (FRAME,).
 
 A change of one's own volumes is heard at once but without a click: in the first
@@ -178,6 +180,7 @@ class RoomMixer:
         self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
         self._layout: tuple[str, ...] | None = None  # the circle of seats, when spatial
         self._stereo: set[str] = set()  # listeners who take a stereo mix
+        self._mono: set[str] = set()  # listeners who chose mono for themselves
         self._pans: tuple[tuple, np.ndarray] | None = None  # (players, layout) -> pan matrix
         self._ramping: set[str] = set()  # listeners whose own gains changed since the last tick
         self._last_plan: _Plan | None = None  # the plan the last tick mixed with
@@ -226,6 +229,7 @@ class RoomMixer:
         self._quiet.pop(pid, None)
         self._volumes.pop(pid, None)
         self._stereo.discard(pid)
+        self._mono.discard(pid)
         self._plan = None
 
     def push(self, pid: str, pcm: np.ndarray, since_tick: float | None = None,
@@ -346,6 +350,20 @@ class RoomMixer:
                 self._stereo.discard(listener)
             self._plan = None
 
+    def set_mono(self, listener: str, mono: bool) -> None:
+        """Whether `listener` chose mono for themself: their mix is never placed by seat
+        (one earbud), whatever their client takes; everyone else's is unchanged."""
+        if mono != (listener in self._mono):
+            if mono:
+                self._mono.add(listener)
+            else:
+                self._mono.discard(listener)
+            self._plan = None
+
+    def mono(self, listener: str) -> bool:
+        """True if `listener` chose mono (`set_mono`)."""
+        return listener in self._mono
+
     def _sync_effects(self) -> None:
         wanted = {p for p, e in self._routing.effects.items() if e == "drunk" and p in self._queues}
         for pid in list(self._effects):
@@ -369,7 +387,8 @@ class RoomMixer:
                 if pid in cue.listeners:
                     cue_cols[i, j] = 1.0
         pans = None
-        if self._layout is not None and self._stereo & set(players):
+        placed = self._stereo - self._mono  # listeners who hear the seats
+        if self._layout is not None and placed & set(players):
             # Cached: a cue starting or ending recompiles the plan, the seats stay put.
             key = (tuple(players), self._layout)
             if self._pans is None or self._pans[0] != key:
@@ -377,7 +396,7 @@ class RoomMixer:
             pans = self._pans[1]
         player_rows = []
         for i, pid in enumerate(players):
-            if pans is not None and pid in self._stereo:
+            if pans is not None and pid in placed:
                 rows = np.stack([np.concatenate([speakers[i] * pans[i, :, 0], cue_cols[i] * CENTRE]),
                                  np.concatenate([speakers[i] * pans[i, :, 1], cue_cols[i] * CENTRE])])
             else:
