@@ -16,7 +16,7 @@ import { state } from "../state.js";
 import { clueBoard } from "./board.js";
 import { endScreen } from "./end.js";
 import { phasePanel } from "./panels.js";
-import { volumeControl } from "../volumes.js";
+import { monoSwitch, volumeControl } from "../volumes.js";
 
 /** Which picking mode the phase puts my taps in, and how many targets it takes. */
 function pickMode(view, local) {
@@ -206,10 +206,11 @@ export function mountGame(root) {
       closeSwap: () => { local.swapOpen = false; local.picked = []; draw(); },
     }));
     region(grid, [v.phase, v.turn, v.players, v.me, v.candidates, v.vote_counts, local.picked, mode,
-      state.whispers, state.room?.players, notes.getMarks()], () => [
+      state.whispers, state.room?.players, notes.getMarks(), state.room?.settings?.voice], () => [
       h("h2", { class: "sr-only" }, t("game.players")),
       h("div", { class: "grid" }, v.players.map((p) => avatarCard(v, p, mode))),
       h("p", { class: "hint notes-hint" }, t("notes.hint")),
+      monoSwitch(),
     ]);
     region(board, [v.clues, v.players.map((p) => p.name), v.turn], () => clueBoard(v.clues || [], v));
     region(mic, [state.mic, state.voice], () => (state.mic === "on" && state.voice === "on") ? null : micCard());
