@@ -257,11 +257,11 @@ def _start_round(s: GameState, t: float, events: Events) -> None:
 
 def _start_reading(s: GameState, t: float, events: Events) -> None:
     """000 §2 "each discovers their word in secret": before the first clue, a moment to read
-    one's card (`reading` seconds), over when every living player has read it or the first
+    one's card (`reading_time` seconds), over when every living player has read it or the first
     speaker gives the clue. The first turn's timer starts after it; a game without a clue
     timer (Sosia's own pace) waits for the players here too. On one phone the card is read
     when the phone is passed, so no wait."""
-    seconds = s.options.get("reading") or 0
+    seconds = s.options.get("reading_time") or 0
     if s.round != 1 or not seconds or s.options["one_phone"]:
         return
     s.reading = True

@@ -139,7 +139,7 @@ def default_options(preset: str) -> dict[str, Any]:
         # One phone passed around the table (docs/rules.md, "One phone"): spoken clues,
         # the table's vote in one action.
         "one_phone": False,
-        "reading": READING_DEFAULT,
+        "reading_time": READING_DEFAULT,
     }
 
 
@@ -201,10 +201,10 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
             raise bad("powers", f"{phoneless[0]} needs a phone per player")
     out["timers"] = validate_timers(out["timers"], default_timers(p), allow_none=p.timers_optional)
     check_flag(out, "eliminated_speak")
-    reading = out["reading"]
+    reading = out["reading_time"]
     if isinstance(reading, bool) or not isinstance(reading, (int, float)) or \
             not 0 <= reading <= READING_MAX:
-        raise bad("reading", f"reading must be a number of seconds from 0 to {READING_MAX}")
+        raise bad("reading_time", f"reading_time must be a number of seconds from 0 to {READING_MAX}")
 
     check_size(n_players)
     if n_players >= MIN_PLAYERS:

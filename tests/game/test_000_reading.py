@@ -15,7 +15,7 @@ READ = 15
 
 
 def _game(preset="intruso", **options):
-    return start(preset, options={"reading": READ, **options}, now=100.0)
+    return start(preset, options={"reading_time": READ, **options}, now=100.0)
 
 
 def test_item11_a_new_game_opens_on_a_moment_to_read_ones_card_by_default():
@@ -34,7 +34,7 @@ def test_item11_a_new_game_opens_on_a_moment_to_read_ones_card_by_default():
 def test_item11_the_first_clues_timer_starts_when_the_reading_time_is_up(preset):
     if preset == "sosia_timed":  # Sosia with the host's timers
         preset = "sosia"
-        p = Play(start(preset, options={"reading": READ, "timers": {"clue": 30}}, now=100.0))
+        p = Play(start(preset, options={"reading_time": READ, "timers": {"clue": 30}}, now=100.0))
     else:
         p = Play(_game(preset))
     first = p.s.order[0]
@@ -105,7 +105,7 @@ def test_item11_only_the_first_round_opens_with_the_reading():
 
 
 def test_item11_after_the_start_choices_the_reading_starts_with_the_first_round():
-    p = Play(start(options={"reading": READ}, powers={"p1": "cupido"}, now=100.0), t=100.0)
+    p = Play(start(options={"reading_time": READ}, powers={"p1": "cupido"}, now=100.0), t=100.0)
     assert p.s.phase == "powers"
     p.act("p1", type="bind", target="p2")
     assert p.s.phase == "clues" and p.s.reading
@@ -118,19 +118,19 @@ def test_item11_one_phone_has_no_wait_the_card_is_read_when_the_phone_is_passed(
 
 
 def test_item11_no_reading_when_the_room_sets_it_to_zero():
-    s = _game(reading=0)
+    s = _game(reading_time=0)
     assert not s.reading and s.deadline == 100.0 + s.options["timers"]["clue"]
 
 
 @pytest.mark.parametrize("bad", [-1, 61, "15", True, None])
 def test_item11_the_reading_time_is_checked(bad):
     with pytest.raises(GameError) as info:
-        new_game("intruso", {"reading": bad}, 1, players(5), 0.0)
+        new_game("intruso", {"reading_time": bad}, 1, players(5), 0.0)
     assert info.value.code == "bad_options"
 
 
 def test_item11_a_game_with_the_reading_replays_exactly():
-    opts = {"powers": [], "reading": READ}
+    opts = {"powers": [], "reading_time": READ}
     s = new_game("intruso", opts, 9, players(5), 100.0)
     log = []
     t = 100.0
