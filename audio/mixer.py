@@ -33,7 +33,15 @@ rows, left and right, each speaker's gain times its constant-power pan from
 that listener's seat (audio/spatial.py; cues centred). The grouping key is
 the listener's rows themselves, so two listeners share a mix (and an encode)
 exactly when their effective gains are equal, volumes and pans included. A
+listener may choose mono for themself (`set_mono`: one earbud): seats or not, they
+get the room's mono rows, as a client without stereo does. A
 stereo mix comes out as a (FRAME, 2) interleaved array, a mono one as (FRAME,).
+
+A change of one's own volumes is heard at once but without a click: in the first
+tick after `set_volumes` that listener's mix cross-fades from the old gains to the
+new ones over `RAMP` samples (5 ms, raised cosine) and is exact from then on. For
+that one tick a ramping listener has a group of their own (keyed by old and new
+rows) and groups are not merged; the next tick regroups as usual.
 
 Limiter state is kept per listener (one float, the gain in dB). A group
 starts each tick from the lowest gain among its members (they are all equal
@@ -63,6 +71,10 @@ from audio.spatial import CENTRE, MAX_GAIN, pan_matrix, volume_matrix
 __all__ = ["RoomMixer", "TickResult"]
 
 WINDOW = FRAME + LOOKAHEAD
+# A personal gain change cross-fades over 5 ms: short enough to be heard as "at once",
+# long enough that a muted voice stops without a click at the frame edge.
+RAMP = 240
+_RAMP_IN = (0.5 - 0.5 * np.cos(np.pi * np.arange(1, RAMP + 1) / (RAMP + 1))).astype(np.float32)
 EFFECT_REST_FRAMES = 50
 log = logging.getLogger(__name__)
 
@@ -98,6 +110,9 @@ class _Plan:
     channels: list[int]  # each group's channel count (1 or 2)
     row_group: np.ndarray  # (rows,) the group of each row
     partner: np.ndarray | None  # (rows,) the linked row of a stereo pair; None if all mono
+    players: tuple[str, ...] = ()  # the speakers' columns, in order
+    # group -> its rows before a personal gain change (cross-faded from this tick)
+    ramps: dict[int, np.ndarray] = field(default_factory=dict)
     # Merged plans by the speakers sounding this tick (see `_merged`): groups whose
     # rows differ only in the columns of silent speakers make the same samples.
     merged: dict[tuple[int, ...], tuple[_Plan, list[int]]] = field(default_factory=dict)
@@ -165,7 +180,10 @@ class RoomMixer:
         self._volumes: dict[str, dict[str, float]] = {}  # listener -> speaker -> gain
         self._layout: tuple[str, ...] | None = None  # the circle of seats, when spatial
         self._stereo: set[str] = set()  # listeners who take a stereo mix
+        self._mono: set[str] = set()  # listeners who chose mono for themselves
         self._pans: tuple[tuple, np.ndarray] | None = None  # (players, layout) -> pan matrix
+        self._ramping: set[str] = set()  # listeners whose own gains changed since the last tick
+        self._last_plan: _Plan | None = None  # the plan the last tick mixed with
         self._tick_us = 0.0
         self._ticks = 0
         self._distinct = 0
@@ -211,6 +229,7 @@ class RoomMixer:
         self._quiet.pop(pid, None)
         self._volumes.pop(pid, None)
         self._stereo.discard(pid)
+        self._mono.discard(pid)
         self._plan = None
 
     def push(self, pid: str, pcm: np.ndarray, since_tick: float | None = None,
@@ -300,6 +319,7 @@ class RoomMixer:
                 self._volumes[listener] = clean
             else:
                 self._volumes.pop(listener, None)
+            self._ramping.add(listener)
             self._plan = None
 
     def volumes(self, listener: str) -> dict[str, float]:
@@ -330,6 +350,20 @@ class RoomMixer:
                 self._stereo.discard(listener)
             self._plan = None
 
+    def set_mono(self, listener: str, mono: bool) -> None:
+        """Whether `listener` chose mono for themself: their mix is never placed by seat
+        (one earbud), whatever their client takes; everyone else's is unchanged."""
+        if mono != (listener in self._mono):
+            if mono:
+                self._mono.add(listener)
+            else:
+                self._mono.discard(listener)
+            self._plan = None
+
+    def mono(self, listener: str) -> bool:
+        """True if `listener` chose mono (`set_mono`)."""
+        return listener in self._mono
+
     def _sync_effects(self) -> None:
         wanted = {p for p, e in self._routing.effects.items() if e == "drunk" and p in self._queues}
         for pid in list(self._effects):
@@ -353,7 +387,8 @@ class RoomMixer:
                 if pid in cue.listeners:
                     cue_cols[i, j] = 1.0
         pans = None
-        if self._layout is not None and self._stereo & set(players):
+        placed = self._stereo - self._mono  # listeners who hear the seats
+        if self._layout is not None and placed & set(players):
             # Cached: a cue starting or ending recompiles the plan, the seats stay put.
             key = (tuple(players), self._layout)
             if self._pans is None or self._pans[0] != key:
@@ -361,13 +396,58 @@ class RoomMixer:
             pans = self._pans[1]
         player_rows = []
         for i, pid in enumerate(players):
-            if pans is not None and pid in self._stereo:
+            if pans is not None and pid in placed:
                 rows = np.stack([np.concatenate([speakers[i] * pans[i, :, 0], cue_cols[i] * CENTRE]),
                                  np.concatenate([speakers[i] * pans[i, :, 1], cue_cols[i] * CENTRE])])
             else:
                 rows = np.concatenate([speakers[i], cue_cols[i]])[None, :]
             player_rows.append(np.asarray(rows, dtype=np.float32))
-        return _build(players, player_rows, [row.tobytes() for row in player_rows])
+        keys = [row.tobytes() for row in player_rows]
+        olds = self._ramp_rows(player_rows)
+        for i, old in olds.items():
+            keys[i] += b"ramp" + old.tobytes()  # a ramping listener shares only the same ramp
+        plan = _build(players, player_rows, keys)
+        plan.players = tuple(players)
+        for i, old in olds.items():
+            plan.ramps[int(plan.group_of[i])] = old
+        return plan
+
+    def _ramp_rows(self, player_rows: list[np.ndarray]) -> dict[int, np.ndarray]:
+        """Old rows of the listeners whose own gains changed since the last tick (player
+        index -> rows), where they differ from the new ones; the cues' columns are the new
+        plan's (a cue that starts or ends is not ramped)."""
+        ramping, self._ramping = self._ramping, set()
+        last = self._last_plan
+        if not ramping or last is None or last.players != tuple(self._players):
+            return {}
+        n = len(self._players)
+        out = {}
+        for pid in ramping:
+            if pid not in self._players:
+                continue
+            i = self._players.index(pid)
+            g = int(last.group_of[i])
+            c = last.channels[g]
+            new = player_rows[i]
+            if c != new.shape[0]:
+                continue  # mono <-> stereo: a new stream anyway
+            old = new.copy()
+            old[:, :n] = last.gains[last.first_row[g] : last.first_row[g] + c, :n]
+            if not np.array_equal(old, new):
+                out[i] = old
+        return out
+
+    @staticmethod
+    def _audible_ramps(plan: _Plan, sounding: tuple[int, ...]) -> dict[int, np.ndarray]:
+        """The plan's ramps whose old and new rows differ on a source sounding this tick
+        (a change for a silent voice is not heard: nothing to fade)."""
+        cols = list(sounding)
+        out = {}
+        for g, old in plan.ramps.items():
+            r, c = plan.first_row[g], plan.channels[g]
+            if not np.array_equal(old[:, cols], plan.gains[r : r + c, cols]):
+                out[g] = old
+        return out
 
     def _merged(self, plan: _Plan, sounding: tuple[int, ...]) -> tuple[_Plan, list[int]]:
         """`plan` with its groups merged where their rows agree on the `sounding`
@@ -456,7 +536,11 @@ class RoomMixer:
         # While no listener's limiter is engaged, groups that differ only in silent
         # sources mix once (the same samples, one array); otherwise every group of
         # the plan mixes on its own, each from its members' limiter state.
-        if self._limiting:
+        self._last_plan = plan
+        ramps = self._audible_ramps(plan, sounding) if plan.ramps else {}
+        if plan.ramps:
+            self._plan = None  # the next tick regroups without the ramps
+        if self._limiting or ramps:
             mplan, merged_of = plan, list(range(len(plan.members)))
             state = np.zeros(len(plan.members))
             np.minimum.at(state, plan.group_of, self._gain_db)
@@ -468,7 +552,13 @@ class RoomMixer:
             # Nothing sounds: every mix is silence, one array per channel count.
             rows = [self._silence[c] for c in mplan.channels]
             return self._result(t0, plan, players, mouths, [rows[m] for m in merged_of], finished)
-        out, row_state = limit(mplan.gains @ window, start, mplan.partner)
+        mixed = mplan.gains @ window
+        for g, old in ramps.items():
+            # from the old gains to the new ones over the frame's first RAMP samples
+            r, c = plan.first_row[g], plan.channels[g]
+            was = old @ window[:, :RAMP]
+            mixed[r : r + c, :RAMP] = was + (mixed[r : r + c, :RAMP] - was) * _RAMP_IN
+        out, row_state = limit(mixed, start, mplan.partner)
         if row_state.any():
             state = np.zeros(len(mplan.members))
             np.minimum.at(state, mplan.row_group, row_state)

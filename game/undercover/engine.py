@@ -1,6 +1,7 @@
 """The undercover engine's rules: Intruso (000), Infiltré (001) and Sosia, top to bottom.
 
-A game goes: deal -> `powers` (start choices) -> rounds of `clues` ->
+A game goes: deal -> `powers` (start choices) -> rounds of `clues` (the first
+opening with a moment to read one's card) ->
 `debate` -> `vote` (-> `revote` -> `judge`) -> chained effects of an
 elimination (`guess`, Cupido's partner, `avenge`) with a win check after each
 elimination -> next round ... -> `over`.
@@ -250,7 +251,37 @@ def _start_round(s: GameState, t: float, events: Events) -> None:
     s.candidates = []
     s.acting = None
     _enter(s, "clues", t, "clue", events)
+    _start_reading(s, t, events)
     events.append({"type": "turn", "player": order[0]})
+
+
+def _start_reading(s: GameState, t: float, events: Events) -> None:
+    """000 §2 "each discovers their word in secret": before the first clue, a moment to read
+    one's card (`reading_time` seconds), over when every living player has read it or the first
+    speaker gives the clue. The first turn's timer starts after it; a game without a clue
+    timer (Sosia's own pace) waits for the players here too. On one phone the card is read
+    when the phone is passed, so no wait."""
+    seconds = s.options.get("reading_time") or 0
+    if s.round != 1 or not seconds or s.options["one_phone"]:
+        return
+    s.reading = True
+    s.deadline = None if s.options["timers"]["clue"] is None else t + seconds
+    events.append({"type": "reading", "until": s.deadline})
+
+
+def _end_reading(s: GameState, t: float, events: Events) -> None:
+    """Everyone has read their card (or the time is up): the first turn's timer starts now."""
+    s.reading = False
+    s.ready = []
+    phases.enter(s, "clues", t, s.options["timers"]["clue"], events, announce=False)
+    events.append({"type": "reading_over"})
+
+
+def _read(s: GameState, pl: Player, t: float, events: Events) -> None:
+    if not s.reading:
+        raise GameError("wrong_phase", "ready is not possible now", phase=s.phase)
+    if s.mark_ready(pl.id):
+        _end_reading(s, t, events)
 
 
 def _previous_clue(s: GameState) -> str | None:
@@ -273,6 +304,9 @@ def _give_clue(s: GameState, pl: Player, text: Any, t: float, events: Events) ->
         emoji_only=pl.power == "muto",
         must_repeat_from=_previous_clue(s) if pl.power == "pappagallo" else None,
     )
+    if s.reading:  # the first speaker has read their card: the moment is over for all
+        s.reading = False
+        s.ready = []
     s.clues.append(Clue(round=s.round, player=pl.id, text=cleaned))
     events.append({"type": "clue", "player": pl.id})
     _next_turn(s, t, events)
@@ -574,6 +608,8 @@ def _timeout(s: GameState, d: float, events: Events) -> None:
                 _intoxicate(s, pl, s.rng.sample(others, 2))
         s.powers_waiting = []
         _start_round(s, d, events)
+    elif phase == "clues" and s.reading:
+        _end_reading(s, d, events)
     elif phase == "clues":
         # 000 §3: who does not answer in time skips the turn; the board keeps it.
         s.clues.append(Clue(round=s.round, player=s.order[s.turn_index], text="", skipped=True))
@@ -624,7 +660,7 @@ _PHASE_OF = {
     "bind": ("powers",),
     "intoxicate": ("powers",),
     "clue": ("clues",),
-    "ready": ("debate",),
+    "ready": ("debate", "clues"),  # in the clues: while reading one's card
     "swap": ("debate",),
     "vote": ("vote", "revote"),
     "judge": ("judge",),
@@ -671,6 +707,8 @@ def apply(
         _end_powers_if_done(s, now, events)
     elif kind == "clue":
         _give_clue(s, pl, action.get("text"), now, events)
+    elif kind == "ready" and s.phase == "clues":
+        _read(s, pl, now, events)
     elif kind == "ready":
         _ready(s, pl, now, events)
     elif kind == "swap":
@@ -706,10 +744,13 @@ def allowed_actions(s: GameState, pid: str) -> list[str]:
         return can
     if s.phase == "powers" and pid in s.powers_waiting:
         can.append("bind" if pl.power == "cupido" else "intoxicate")
-    elif s.phase == "clues" and s.order[s.turn_index] == pid:
-        can.append("clue")
-        if s.options["one_phone"]:
-            can.append("done")
+    elif s.phase == "clues":
+        if s.reading and pid not in s.ready:
+            can.append("ready")
+        if s.order[s.turn_index] == pid:
+            can.append("clue")
+            if s.options["one_phone"]:
+                can.append("done")
     elif s.phase == "debate":
         if pid not in s.ready:
             can.append("ready")

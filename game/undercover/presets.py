@@ -43,6 +43,10 @@ POWER_COUNT: dict[int, int] = {
 }  # fmt: skip
 
 TIMER_KEYS = ("powers", "clue", "debate", "vote", "guess", "pick")
+# Seconds to read one's card before the first clue's timer starts (0: none), ended early
+# when every player has read it (docs/rules.md, "Reading one's card").
+READING_DEFAULT = 15
+READING_MAX = 60
 
 # Powers that need a phone of one's own during the table's talk, or the server's voice
 # mix: the Sabotatore swaps in secret during a debate, the Ubriacone's victims are heard
@@ -135,6 +139,7 @@ def default_options(preset: str) -> dict[str, Any]:
         # One phone passed around the table (docs/rules.md, "One phone"): spoken clues,
         # the table's vote in one action.
         "one_phone": False,
+        "reading_time": READING_DEFAULT,
     }
 
 
@@ -196,6 +201,10 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
             raise bad("powers", f"{phoneless[0]} needs a phone per player")
     out["timers"] = validate_timers(out["timers"], default_timers(p), allow_none=p.timers_optional)
     check_flag(out, "eliminated_speak")
+    reading = out["reading_time"]
+    if isinstance(reading, bool) or not isinstance(reading, (int, float)) or \
+            not 0 <= reading <= READING_MAX:
+        raise bad("reading_time", f"reading_time must be a number of seconds from 0 to {READING_MAX}")
 
     check_size(n_players)
     if n_players >= MIN_PLAYERS:

@@ -94,6 +94,7 @@ class GameState(Seats):
     deadline: float | None = None
     order: list[str] = field(default_factory=list)
     turn_index: int = 0
+    reading: bool = False  # the players are reading their cards: the first clue's timer waits
     clues: list[Clue] = field(default_factory=list)
     ready: list[str] = field(default_factory=list)
     votes: dict[str, str] = field(default_factory=dict)

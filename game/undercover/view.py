@@ -37,7 +37,7 @@ def view(state: GameState, pid: str | None) -> dict[str, Any]:
             "name": pl.name,
             "alive": pl.alive,
             "revealed_role": pl.revealed_role,
-            "ready": pl.id in s.ready if s.phase == "debate" else False,
+            "ready": pl.id in s.ready if s.phase == "debate" or s.reading else False,
             "voted": pl.id in s.votes if voting else False,
             "whisper_ok": pl.id in whisper_to,
         }
@@ -52,6 +52,8 @@ def view(state: GameState, pid: str | None) -> dict[str, Any]:
         "phase_started": s.phase_started,
         "deadline": s.deadline,
         "turn": s.order[s.turn_index] if s.phase == "clues" else None,
+        # the first clue waits while the players read their cards (until `deadline`)
+        "reading": s.reading,
         "order": list(s.order),
         "players": players,
         "candidates": _candidates(s, pid),

@@ -237,6 +237,11 @@ class RoomVoice:
         self._ensure_player(pid)
         self.mixer.set_volumes(pid, gains)
 
+    def set_mono(self, pid: str, mono: bool) -> None:
+        """Whether `pid` chose mono for themself: their mix is never placed by seat."""
+        self._ensure_player(pid)
+        self.mixer.set_mono(pid, mono)
+
     def set_layout(self, order: Iterable[str] | None) -> None:
         """Place the voices around a circle in this seat order (stereo listeners hear it),
         or None: every mix mono and centred."""

@@ -86,6 +86,7 @@ class VoiceLink:
         # Each listener's own volumes (speaker -> gain, 0 muted), kept here so that they
         # outlive the voice (it starts and stops with the room's peers) and reconnects.
         self._volumes: dict[str, dict[str, float]] = {}
+        self._mono: set[str] = set()  # listeners who chose mono for themselves (one earbud)
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._quiet = False  # one message for all: the last one was all silent
@@ -170,18 +171,26 @@ class VoiceLink:
                     self.voice.set_layout(self._layout_now())
                 for pid, gains in self._volumes.items():
                     self.voice.set_volumes(pid, gains)  # a no-op when unchanged
+                for pid in self._mono:
+                    self.voice.set_mono(pid, True)
             except Exception:
                 log.exception("room %s: set_routing failed", self.code)
 
-    def set_volumes(self, pid: str, gains: dict[str, float]) -> None:
-        """`pid`'s own gains (checked by the caller), the whole set; {} forgets them."""
+    def set_volumes(self, pid: str, gains: dict[str, float], mono: bool = False) -> None:
+        """`pid`'s own gains (checked by the caller), the whole set, and whether they chose
+        mono for themselves; ({}, False) forgets them."""
         if gains:
             self._volumes[pid] = dict(gains)
         else:
             self._volumes.pop(pid, None)
+        if mono:
+            self._mono.add(pid)
+        else:
+            self._mono.discard(pid)
         if self.voice is not None:
             try:
                 self.voice.set_volumes(pid, gains)
+                self.voice.set_mono(pid, mono)
             except Exception:
                 log.exception("room %s: set_volumes failed", self.code)
 

@@ -158,6 +158,8 @@ class Volumes(_Model):
     gains: Annotated[dict[PlayerId, Gain], Field(max_length=MAX_VOLUMES)] = Field(
         default_factory=dict)
     muted: Annotated[list[PlayerId], Field(max_length=MAX_VOLUMES)] = Field(default_factory=list)
+    # one's own mix not placed by seat (one earbud), while the room places the voices
+    mono: bool = False
 
 
 class Start(_Model):

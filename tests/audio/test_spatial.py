@@ -98,8 +98,11 @@ def test_listeners_with_equal_effective_gains_still_share_one_mix():
     res = tick()
     assert res.mixes["p2"] is not res.mixes["p3"]
     assert res.distinct == 4
-    # both setting the same gains: one group again
+    # both setting the same gains: one group again, once p3's 5 ms ramp from its old
+    # gains is over (issue 31 item 10: the change fades in over the next frame's start)
     m.set_volumes("p3", {"p0": 0.7})
+    res = tick()
+    assert res.mixes["p2"] is not res.mixes["p3"]
     res = tick()
     assert res.mixes["p2"] is res.mixes["p3"]
     assert res.distinct == 3

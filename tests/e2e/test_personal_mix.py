@@ -111,3 +111,29 @@ async def test_two_voices_at_once_each_keep_their_own_side():
         assert r4 - l4 == pytest.approx(expected, abs=2.0), (l4, r4, expected)
     finally:
         await room.close()
+
+
+async def test_item9_a_listener_who_chose_mono_hears_a_voice_on_the_left_in_both_ears_alike():
+    # Issue 31 item 9: seats on, p1 and p4 take stereo; p1 chose mono (one earbud).
+    # p2 sits on p1's left: p1 hears it equally in both ears, p3 still from its right.
+    pids = ["p1", "p2", "p3", "p4"]
+    hz = TONES[2]
+    room = await open_room({"p2": Tone(hz)})
+    try:
+        for pid in ("p1", "p3"):
+            await room.join(pid, None, stereo=True)
+        await room.join("p4", None)
+        room.voice.set_layout(pids)
+        room.voice.set_mono("p1", True)
+        rec = await room.listen(1.0)
+        p1, p3 = rec["p1"], rec["p3"]
+        l1, r1 = tone_db_robust(p1[:, 0], hz), tone_db_robust(p1[:, 1], hz)
+        assert l1 > PRESENT
+        assert l1 - r1 == pytest.approx(0.0, abs=0.5), (l1, r1)
+        left, right = seat_pan(2, 1, 4)  # p2 seen from p3: on the right
+        l3, r3 = tone_db_robust(p3[:, 0], hz), tone_db_robust(p3[:, 1], hz)
+        assert r3 - l3 == pytest.approx(20 * math.log10(right / left), abs=2.0), (l3, r3)
+        # p1 at the full mono level, as the client without stereo (p4)
+        assert l1 == pytest.approx(levels({"p4": rec["p4"]}, hz)["p4"], abs=1.5)
+    finally:
+        await room.close()

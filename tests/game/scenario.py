@@ -34,7 +34,9 @@ def start(
     now: float = 0.0,
 ):
     """A game with a fixed deal: by default p4 is the Intruso, everyone else a Civile."""
-    opts: dict[str, Any] = {"powers": [], "fantasmi": 0, "intrusi": 1}
+    # No moment to read one's card (issue 31 item 11, tests/game/test_000_reading.py): the
+    # scripted games start on the first clue's timer.
+    opts: dict[str, Any] = {"powers": [], "fantasmi": 0, "intrusi": 1, "reading_time": 0}
     if preset == "sosia":
         opts.pop("fantasmi")
     opts.update(options or {})

@@ -193,7 +193,8 @@ def test_core_replay_honours_logged_ticks():
     from game import replay
 
     log = [{"t": 45.0, "player": None, "action": {"type": "tick"}}]
-    opts = {"powers": [], "fantasmi": 0, "intrusi": 1, "timers": {"clue": 10}}
+    # no moment to read one's card first (issue 31 item 11): the turns time out from 10.0
+    opts = {"powers": [], "fantasmi": 0, "intrusi": 1, "timers": {"clue": 10}, "reading_time": 0}
     again = replay("intruso", opts, 1, players(5), log, started_at=10.0)
     plain = new_game("intruso", opts, 1, players(5), 10.0)
     assert len(again.clues) == 3 and all(c.skipped for c in again.clues)

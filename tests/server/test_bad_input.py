@@ -54,7 +54,8 @@ async def test_malformed_oversized_unknown_and_ill_typed_frames_are_refused(shar
 
 
 async def test_out_of_phase_and_out_of_turn_actions_are_refused_by_the_game(shared_server):
-    clients = await started(shared_server, 4)
+    # No moment to read one's card first: `ready` would be legal in it (issue 31 item 11).
+    clients = await started(shared_server, 4, {"reading_time": 0})
     try:
         view = clients[0].view
         assert view["phase"] == "clues"

@@ -26,7 +26,8 @@ async def test_volumes_are_acknowledged_as_the_whole_set_for_the_sender(shared_s
     me, a, b = (c.player for c in clients)
     try:
         ack = await _ask(clients[0], "v1", gains={a: 0.5, b: 1.5}, muted=[b])
-        assert ack == {"type": "volumes", "ref": "v1", "gains": {a: 0.5}, "muted": [b]}
+        assert ack == {"type": "volumes", "ref": "v1", "gains": {a: 0.5}, "muted": [b],
+                       "mono": False}
         # whole numbers are gains too; an empty message resets every voice to 100 %
         ack = await _ask(clients[0], "v2", gains={a: 1})
         assert ack["gains"] == {a: 1.0} and ack["muted"] == []
@@ -82,3 +83,60 @@ async def test_spatial_is_a_room_voice_setting_off_by_default_the_host_may_chang
         assert room["phase"] == "playing"
     finally:
         await close_all(clients)
+
+
+async def test_item9_mono_is_the_senders_own_choice_acknowledged_with_the_volumes(shared_server):
+    """Issue 31 item 9: a listener chooses mono for themself (one earbud) in `volumes`."""
+    clients = await started(shared_server, 3)
+    a = clients[1].player
+    try:
+        ack = await _ask(clients[0], "m1", gains={a: 0.5}, mono=True)
+        assert ack == {"type": "volumes", "ref": "m1", "gains": {a: 0.5}, "muted": [],
+                       "mono": True}
+        ack = await _ask(clients[0], "m2")  # the whole set each time: mono off again
+        assert ack["mono"] is False
+        await _refused(clients[0], "bad_message", mono="yes")
+        await _refused(clients[0], "bad_message", mono=1)
+        assert not [m for m in clients[1].messages if m["type"] == "volumes"]
+    finally:
+        await close_all(clients)
+
+
+class _Voice:
+    """A stand-in for the room's voice: the last gains and mono choice per listener."""
+
+    def __init__(self):
+        self.mono: dict[str, bool] = {}
+        self.gains: dict[str, dict] = {}
+
+    def set_routing(self, routing):
+        pass
+
+    def set_layout(self, order):
+        pass
+
+    def set_volumes(self, pid, gains):
+        self.gains[pid] = gains
+
+    def set_mono(self, pid, mono):
+        self.mono[pid] = mono
+
+
+def test_item9_the_voice_link_keeps_each_listeners_mono_for_a_new_voice():
+    from audio import Routing
+    from server.rooms.voicelink import VoiceLink
+
+    link = VoiceLink("ROOMM", [], lambda text: None, lambda: (), lambda: Routing())
+    link.voice = first = _Voice()
+    link.set_volumes("p1", {}, mono=True)
+    link.set_volumes("p2", {"p1": 0.5})
+    assert first.mono == {"p1": True, "p2": False}
+    # the voice stops with the last peer and a new one starts: the choice is given again
+    link.voice = second = _Voice()
+    link.refresh()
+    assert second.mono == {"p1": True}
+    # a seat freed ({} and no mono) forgets it
+    link.set_volumes("p1", {})
+    link.voice = third = _Voice()
+    link.refresh()
+    assert third.mono == {}

@@ -54,6 +54,12 @@ export const volumes = {
   set: (code, levels) => write(`volumes:${code}`, Object.keys(levels).length ? levels : null),
 };
 
+/** My own choice of mono (one earbud) in a room, while its voices are placed by seat. */
+export const mono = {
+  get: (code) => read(`mono:${code}`, false) === true,
+  set: (code, on) => write(`mono:${code}`, on ? true : null),
+};
+
 /** Notepad marks per room and game: {pid: "suspect" | "trusted"}. */
 export const notes = {
   get: (code, game) => read(`notes:${code}:${game}`, {}),

@@ -1,6 +1,7 @@
 // Each player's own volumes: on every other voice's avatar, a slider (0-150 %) and a
 // personal mute. The server applies them to this player's mix only (`volumes` message);
-// they are kept on this device per room and sent again on every (re)connection.
+// they are kept on this device per room and sent again on every (re)connection. With the
+// room's voices placed around the table, each player may also choose mono for themself.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -19,21 +20,27 @@ function current() {
   return state.code ? storage.volumes.get(state.code) : {};
 }
 
-/** The whole set as the server takes it: {gains: {pid: 0..1.5}, muted: [pid]}. */
-export function message(levels = current()) {
+function monoChosen() {
+  return state.code ? storage.mono.get(state.code) : false;
+}
+
+/** The whole set as the server takes it: {gains: {pid: 0..1.5}, muted: [pid], mono?}. */
+export function message(levels = current(), mono = monoChosen()) {
   const gains = {};
   const muted = [];
   for (const [pid, v] of Object.entries(levels)) {
     if (v?.muted) muted.push(pid);
     else if (typeof v?.percent === "number" && v.percent !== 100) gains[pid] = v.percent / 100;
   }
-  return { type: "volumes", gains, muted };
+  const msg = { type: "volumes", gains, muted };
+  if (mono) msg.mono = true;
+  return msg;
 }
 
 /** Send the kept volumes (after a welcome: the server forgot them with the old socket). */
 export function resend() {
   const msg = message();
-  if (sender && (Object.keys(msg.gains).length || msg.muted.length)) sender(msg);
+  if (sender && (Object.keys(msg.gains).length || msg.muted.length || msg.mono)) sender(msg);
 }
 
 function set(pid, patch) {
@@ -75,6 +82,20 @@ export function volumeControl(player) {
     },
   }, muted ? t("volume.muted") : t("volume.mute_short"));
   return h("div", { class: "vol", "data-pid": player.id }, mute, slider, shown);
+}
+
+/** My own mono (one earbud), shown while the room places the voices around the table. */
+export function monoSwitch() {
+  if (!state.room?.settings?.voice?.spatial || !state.code) return null;
+  return h("label", { class: "opt opt-bool spatial mono", for: "opt-mono" },
+    h("input", {
+      id: "opt-mono", type: "checkbox", name: "mono", checked: monoChosen(),
+      onchange: (ev) => {
+        storage.mono.set(state.code, ev.target.checked);
+        sender?.(message(current(), ev.target.checked));
+      },
+    }),
+    h("span", {}, t("volume.mono"), h("small", { class: "hint" }, t("volume.mono_hint"))));
 }
 
 /** The host's switch for voices placed around the table (a room voice setting). */

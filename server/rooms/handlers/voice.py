@@ -38,7 +38,8 @@ def on_rtc_ice(room: Room, member: Member | Spectator, msg: P.RtcIce) -> None:
 
 
 def on_volumes(room: Room, member: Member, msg: P.Volumes) -> None:
-    """Your own mix: a gain (0 mutes) for some players' voices, answered with the result."""
+    """Your own mix: a gain (0 mutes) for some players' voices, and mono for yourself (not
+    placed by seat), answered with the result."""
     named = set(msg.gains) | set(msg.muted)
     if member.id in named:
         raise RoomError(400, P.BAD_MESSAGE, "your own voice has no volume in your mix")
@@ -47,7 +48,7 @@ def on_volumes(room: Room, member: Member, msg: P.Volumes) -> None:
         raise RoomError(404, P.UNKNOWN_PLAYER, f"no player {unknown[0]!r} in this room")
     gains = {pid: float(g) for pid, g in msg.gains.items()}
     gains.update({pid: 0.0 for pid in msg.muted})
-    room.voice.set_volumes(member.id, {pid: g for pid, g in gains.items() if g != 1.0})
+    room.voice.set_volumes(member.id, {pid: g for pid, g in gains.items() if g != 1.0}, msg.mono)
     muted = sorted(pid for pid, g in gains.items() if g == 0.0)
-    member.conn.send({"type": "volumes", "ref": msg.ref, "muted": muted,
+    member.conn.send({"type": "volumes", "ref": msg.ref, "muted": muted, "mono": msg.mono,
                       "gains": {pid: g for pid, g in sorted(gains.items()) if g != 0.0}})

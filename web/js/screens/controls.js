@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { engineOf, presetChooser } from "../options.js";
 import * as session from "../session.js";
 import { isHost, state } from "../state.js";
-import { spatialSwitch } from "../volumes.js";
+import { monoSwitch, spatialSwitch } from "../volumes.js";
 import { optionsForm } from "./registry.js";
 
 /** Give the seat up for good (the server revokes the token and closes with 4004). */
@@ -29,7 +29,7 @@ export function settingsForm(amHost) {
   return [
     h("div", { class: "options" }, presetChooser(s, amHost, sendSettings)),
     optionsForm(engineOf(s.preset))(s, amHost, sendSettings),
-    h("div", { class: "options voice-options" }, spatialSwitch(amHost, session.send)),
+    h("div", { class: "options voice-options" }, spatialSwitch(amHost, session.send), monoSwitch()),
   ];
 }
 

@@ -16,7 +16,7 @@ import { state } from "../state.js";
 import { clueBoard } from "./board.js";
 import { endScreen } from "./end.js";
 import { phasePanel } from "./panels.js";
-import { volumeControl } from "../volumes.js";
+import { monoSwitch, volumeControl } from "../volumes.js";
 
 /** Which picking mode the phase puts my taps in, and how many targets it takes. */
 function pickMode(view, local) {
@@ -123,7 +123,7 @@ export function mountGame(root) {
     h("span", { class: "badges" },
       p.id === me ? h("span", { class: "badge badge-me" }, t("lobby.you")) : null,
       isTurn ? h("span", { class: "badge badge-turn" }, t("game.turn_badge")) : null,
-      v.phase === "debate" && p.ready ? h("span", { class: "badge badge-ready" }, icon("check", 12), t("debate.ready_badge")) : null,
+      (v.phase === "debate" || v.reading) && p.ready ? h("span", { class: "badge badge-ready" }, icon("check", 12), t("debate.ready_badge")) : null,
       (v.phase === "vote" || v.phase === "revote") && p.voted ? h("span", { class: "badge badge-voted" }, icon("check", 12), t("vote.voted_badge")) : null,
       typeof count === "number" ? h("span", { class: "badge badge-count" }, t("vote.count", { n: count })) : null,
       !p.alive ? h("span", { class: "badge badge-dead" }, p.revealed_role ? roleName(p.revealed_role, v.preset) : t("game.eliminated")) : null,
@@ -151,7 +151,9 @@ export function mountGame(root) {
     const parts = [h("span", { class: "phase-name", "data-phase": v.phase }, t(`phase.${v.phase}`))];
     if (v.round) parts.push(h("span", { class: "round" }, t("game.round", { n: v.round })));
     let line = "";
-    if (v.phase === "clues" && v.turn) {
+    if (v.phase === "clues" && v.reading) {
+      line = t("reading.line");
+    } else if (v.phase === "clues" && v.turn) {
       line = v.turn === state.player ? t("clue.your_turn") : t("clue.turn_of", { name: nameOf(v.turn) });
     } else if (v.phase === "vote" || v.phase === "revote") {
       const alive = v.players.filter((p) => p.alive);
@@ -195,21 +197,22 @@ export function mountGame(root) {
     const { mode } = pickMode(v, local);
     local.mode = mode;
 
-    region(status, [v.phase, v.round, v.turn, v.players.map((p) => [p.alive, p.voted])], () => statusText(v));
+    region(status, [v.phase, v.round, v.turn, v.reading, v.players.map((p) => [p.alive, p.voted])], () => statusText(v));
     timer.tick();
     region(cardEl, [v.me, v.preset], () => secretCard(v));
     region(reveal, [v.eliminations, v.players.map((p) => p.name)], () => lastElimination(v));
-    region(panel, [v.phase, v.round, v.turn, v.me, v.candidates, v.players, local.picked, local.swapOpen,
+    region(panel, [v.phase, v.reading, v.round, v.turn, v.me, v.candidates, v.players, local.picked, local.swapOpen,
       (v.clues || []).length], () => phasePanel(v, local, {
       redraw: draw,
       openSwap: () => { local.swapOpen = true; local.picked = []; draw(); },
       closeSwap: () => { local.swapOpen = false; local.picked = []; draw(); },
     }));
     region(grid, [v.phase, v.turn, v.players, v.me, v.candidates, v.vote_counts, local.picked, mode,
-      state.whispers, state.room?.players, notes.getMarks()], () => [
+      state.whispers, state.room?.players, notes.getMarks(), state.room?.settings?.voice], () => [
       h("h2", { class: "sr-only" }, t("game.players")),
       h("div", { class: "grid" }, v.players.map((p) => avatarCard(v, p, mode))),
       h("p", { class: "hint notes-hint" }, t("notes.hint")),
+      monoSwitch(),
     ]);
     region(board, [v.clues, v.players.map((p) => p.name), v.turn], () => clueBoard(v.clues || [], v));
     region(mic, [state.mic, state.voice], () => (state.mic === "on" && state.voice === "on") ? null : micCard());

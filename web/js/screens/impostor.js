@@ -18,7 +18,7 @@ import { ring } from "../ring.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
 import { eveningPanel, gamePoints } from "./podium.js";
-import { volumeControl } from "../volumes.js";
+import { monoSwitch, volumeControl } from "../volumes.js";
 
 const VOTING = ["vote", "runoff"];
 
@@ -343,10 +343,12 @@ export function mountImpostor(root) {
     region(reveal, [v.eliminations, v.players.map((p) => p.name)], () => lastElimination(v));
     region(panel, [v.phase, v.round, v.clue_round, v.turn, v.me, v.candidates, v.players, v.word_request, v.rules],
       () => phasePanel(v));
-    region(grid, [v.phase, v.turn, v.players, v.me, v.candidates, v.vote_counts, state.room?.players, notes.getMarks()], () => [
+    region(grid, [v.phase, v.turn, v.players, v.me, v.candidates, v.vote_counts, state.room?.players, notes.getMarks(),
+      state.room?.settings?.voice], () => [
       h("h2", { class: "sr-only" }, t("game.players")),
       h("div", { class: "grid" }, v.players.map((p) => avatarCard(v, p))),
       h("p", { class: "hint notes-hint" }, t("notes.hint")),
+      monoSwitch(),
     ]);
     region(mic, [state.mic, state.voice], () => (state.mic === "on" && state.voice === "on") ? null : micCard());
   }

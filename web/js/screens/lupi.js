@@ -15,7 +15,7 @@ import * as session from "../session.js";
 import { state } from "../state.js";
 import { lupiEnd } from "./lupi_end.js";
 import { NIGHT, ballotProgress, lupiPanel, roleCardFace } from "./lupi_panel.js";
-import { volumeControl } from "../volumes.js";
+import { monoSwitch, volumeControl } from "../volumes.js";
 
 /** What tapping a player does now: pick for the seer, bite, name someone. */
 function tapMode(v) {
@@ -173,9 +173,9 @@ export function mountLupi(root) {
     region(panel, [v.phase, v.day, v.me, v.secrets, v.candidates, v.nominees, v.defender, v.players, local.picked],
       () => lupiPanel(v, local, draw));
     region(grid, [v.phase, v.players, v.me, v.secrets, v.nominees, v.defender, v.vote_counts, local.picked,
-      state.room?.players], () => [
+      state.room?.players, state.room?.settings?.voice], () => [
       h("h2", { class: "sr-only" }, t("game.players")),
-      h("div", { class: "grid" }, v.players.map((p) => playerCard(v, p, mode)))]);
+      h("div", { class: "grid" }, v.players.map((p) => playerCard(v, p, mode))), monoSwitch()]);
     region(ghosts, [v.deaths, v.players.map((p) => p.name)], () => deathsCard(v));
     region(mic, [state.mic, state.voice], () => (state.mic === "on" && state.voice === "on") ? null : micCard());
   }

@@ -45,11 +45,26 @@ function confirmButton(id, label, enabled, onclick) {
   return h("button", { class: "btn btn-primary", id, disabled: !enabled, onclick }, label);
 }
 
+/** Before the first clue: a moment to read one's card, over when everyone has read it. */
+function readingNote(v, mine) {
+  const me = v.players.find((p) => p.id === state.player) || {};
+  const can = v.me?.can || [];
+  return h("div", { class: "reading", id: "reading" },
+    h("p", { class: "hint" }, t("reading.hint")),
+    mine ? h("p", {}, t("reading.first")) : null,
+    can.includes("ready")
+      ? h("button", {
+        class: "btn btn-primary btn-big", id: "read-btn", onclick: () => session.act({ type: "ready" }),
+      }, t("reading.ready"))
+      : me.ready ? h("p", { class: "ok", id: "read-done" }, icon("check", 18), " ", t("reading.done")) : null);
+}
+
 function cluePanel(v) {
   const me = v.me || {};
   const mine = v.turn === state.player;
   const muto = me.power === "muto";
   const items = [];
+  if (v.reading) items.push(readingNote(v, mine));
   // The game's audio policy says why my mic is shut (the Muto during clues, the eliminated).
   if (me.muted === "muto" || (muto && me.alive !== false && !me.muted)) {
     items.push(h("p", { class: "muted-note", id: "muto-note" }, icon("micOff", 18), " ", t("clue.muto_mic")));
