@@ -223,3 +223,24 @@ def test_sosia_timers_start_empty_and_an_emptied_field_clears_one(shared_server,
     wait_until(lambda: host.state("s.room.settings.options.timers.clue") is None,
                what="clue cleared")
     assert not host.errors, host.errors
+
+
+def test_the_moment_to_read_ones_card_is_the_hosts_to_set(shared_server, host):
+    """Issue 31 item 11: Intruso's `reading_time` (the moment to read one's card before the
+    first clue) is in the host's lobby, not only in the engine: a value in 0-60 is kept,
+    anything else refused aloud."""
+    choose(host, shared_server, "intruso")
+    host.page.wait_for_selector("#opt-timer-reading")
+    field = host.page.locator("#opt-timer-reading")
+    assert field.input_value() == str(host.state("s.room.settings.options.reading_time"))
+    field.fill("61")
+    field.dispatch_event("change")
+    assert field.get_attribute("aria-invalid") == "true"
+    field.fill("30")
+    field.dispatch_event("change")
+    wait_until(lambda: host.state("s.room.settings.options.reading_time") == 30, what="30 s")
+    field = host.page.locator("#opt-timer-reading")
+    field.fill("0")
+    field.dispatch_event("change")
+    wait_until(lambda: host.state("s.room.settings.options.reading_time") == 0, what="none")
+    assert not host.errors, host.errors

@@ -229,7 +229,12 @@ export function undercoverOptions(settings, editable, send) {
         empty: rules.timers_optional === true,
         placeholder: rules.timers_optional ? t("imp.opt.timer_none") : null,
         onValue: (n) => set("timers", { [key]: n }),
-      })))),
+      })),
+      // The moment to read one's card before the first clue (0: none); one phone has none.
+      o.one_phone || o.reading_time === undefined ? null : timerField({
+        key: "reading", label: t("opt.reading_time"), value: o.reading_time, min: 0, max: 60,
+        disabled, onValue: (n) => set("reading_time", n),
+      }))),
     wordListField(o, editable, "pairs", catalog.engines?.undercover?.custom_words),
     h("label", { class: "opt opt-bool", for: "opt-eliminated-speak" },
       h("input", {
