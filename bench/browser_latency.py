@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -162,6 +163,70 @@ INSTALL = """async ([worklet, hz, thr, hold]) => {
   return ctx.state;
 }"""
 
+# Firefox's detector: the same band-passes and the same onset rule in a ScriptProcessorNode
+# (the page's Content-Security-Policy, script-src 'self', refuses a blob: worklet module,
+# and WebDriver BiDi has no switch to bypass it as Playwright's Chromium has). Frames are
+# counted by the processor itself, the remote and the local input on one count, so its
+# buffering delay is the same for both and the calibration cancels it as before. Each
+# buffer's frames are anchored on the context's clock (playbackTime), so a buffer the
+# main thread dropped under load does not shift every later count.
+INSTALL_SP = """async ([hz, thr, hold]) => {
+  const el = document.getElementById("remote-audio");
+  const stream = el.srcObject;
+  const ctx = new AudioContext({ latencyHint: "interactive", sampleRate: 48000 });
+  const proc = ctx.createScriptProcessor(256, 2, 1);
+  const merge = ctx.createChannelMerger(2);
+  const band = () => {
+    const b = ctx.createBiquadFilter();
+    b.type = "bandpass"; b.frequency.value = hz; b.Q.value = 4;
+    return b;
+  };
+  ctx.createMediaStreamSource(stream).connect(band()).connect(merge, 0, 0);
+  const localBand = band();
+  localBand.connect(merge, 0, 1);
+  merge.connect(proc);
+  const mute = ctx.createGain();
+  mute.gain.value = 0;
+  proc.connect(mute).connect(ctx.destination);
+  const out = { remote: [], cal: [], rate: ctx.sampleRate, timeOrigin: performance.timeOrigin };
+  const holdN = Math.round(hold * ctx.sampleRate);
+  const below = [holdN, holdN];
+  let pending = null;
+  proc.onaudioprocess = (e) => {
+    const frame = Math.round(e.playbackTime * ctx.sampleRate);
+    for (let k = 0; k < 2; k++) {
+      const ch = e.inputBuffer.getChannelData(k);
+      for (let i = 0; i < ch.length; i++) {
+        if (Math.abs(ch[i]) > thr) {
+          if (below[k] >= holdN) {
+            if (k === 0) out.remote.push(frame + i);
+            else if (pending !== null) { out.cal.push([pending, frame + i]); pending = null; }
+          }
+          below[k] = 0;
+        } else {
+          below[k] += 1;
+        }
+      }
+    }
+  };
+  window.__spKeep = proc;   // a ScriptProcessor nobody references may be collected
+  const calibrate = () => {
+    if (pending !== null) return;
+    const osc = ctx.createOscillator();
+    const g = ctx.createGain();
+    osc.frequency.value = hz;
+    g.gain.value = 0.5;
+    osc.connect(g).connect(localBand);
+    pending = performance.now();
+    osc.start();
+    osc.stop(ctx.currentTime + 0.08);
+  };
+  await ctx.resume();
+  setInterval(calibrate, 1000);
+  window.__lat = out;
+  return ctx.state;
+}"""
+
 STATS = """async () => {
   const pc = window.__pcs.find((p) => p.connectionState === "connected");
   if (!pc) return null;
@@ -237,7 +302,7 @@ def page_skew(page, tries: int = 15) -> float:
     best = None
     for _ in range(tries):
         a = time.time()
-        p = page.evaluate("performance.timeOrigin + performance.now()") / 1000.0
+        p = page.evaluate("() => performance.timeOrigin + performance.now()") / 1000.0
         b = time.time()
         if best is None or b - a < best[0]:
             best = (b - a, p - (a + b) / 2)
@@ -316,15 +381,107 @@ def jb_delta(s0: dict, s1: dict) -> dict:
     return out
 
 
+def phase_figures(page, phase: str, onsets: list[int], mouths: list[float], mono_to_epoch: float,
+                  bot_lat: list[float], s0: dict, s1: dict, m0: str, m1: str, stalls: list[float]) -> dict:
+    """One page's figures for one phase (the bursts' mouth times known)."""
+    lat = page.evaluate("() => window.__lat")
+    skew = page_skew(page)
+    page_lat, cal_iqr = page_latencies(lat, [m + mono_to_epoch for m in mouths], skew)
+    framing = [1000 * (FRAME - s % FRAME) / SAMPLE_RATE for s in onsets]
+    depth = _metric(m1, "sussurro_voice_jitter_depth_mean")
+    jb = jb_delta(s0, s1)
+    p, b = summary(page_lat), summary(bot_lat)
+    phase_out = {
+        "bursts": len(onsets),
+        "into_page_ms": p,
+        "bot_to_bot_ms": b,
+        "calibration_iqr_ms": round(cal_iqr, 2),
+        "calibrations": len(lat["cal"]),
+        "breakdown_ms": {
+            "capture_framing_mean": round(statistics.fmean(framing), 1) if framing else None,
+            "server_queue_mean": round(20 * depth, 1),
+            "server_tick_median": round(_metric(m1, "sussurro_mixer_tick_us_median") / 1000, 2),
+            # how long the talker's worst frames wait for their tick (the
+            # grid moves to make it small), at the phase's end
+            "server_playout_slack": round(20 * _metric(m1, "sussurro_voice_playout_slack"), 1),
+        },
+        "browser_jitter_buffer": jb,
+        "server": {
+            "jitter_depth_mean_frames": depth,
+            "underruns": _metric(m1, "sussurro_jitter_underruns_total")
+            - _metric(m0, "sussurro_jitter_underruns_total"),
+            "overflows": _metric(m1, "sussurro_jitter_overflows_total")
+            - _metric(m0, "sussurro_jitter_overflows_total"),
+        },
+    }
+    bd = phase_out["breakdown_ms"]
+    if b.get("n") and bd["capture_framing_mean"] is not None:
+        # tick phase (0-20 ms), network and the bot's decode: the rest of bot to bot
+        bd["tick_phase_network_decode"] = round(
+            b["median"] - bd["capture_framing_mean"] - bd["server_queue_mean"], 1)
+    if p.get("n") and b.get("n"):
+        bd["browser_total_after_arrival"] = round(p["median"] - b["median"], 1)
+        if "jitterBufferDelay_ms" in jb:
+            bd["browser_jitter_buffer"] = jb["jitterBufferDelay_ms"]
+            bd["browser_decode_playout_graph"] = round(
+                p["median"] - b["median"] - jb["jitterBufferDelay_ms"], 1)
+    if phase == "stalls":
+        # bot to bot is meaningless here (the ear shares the stalled loop)
+        phase_out.pop("bot_to_bot_ms")
+        phase_out["breakdown_ms"] = {}
+        phase_out["stalls"] = len(stalls)
+        phase_out.update(after_stalls(lat, mouths, mono_to_epoch, skew, stalls))
+    return phase_out
+
+
+def open_chromium(stack: contextlib.ExitStack, tmp: Path):
+    """A listening Chromium page (tests/browser/harness.py's flags), closed with `stack`."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE
+
+    pw = stack.enter_context(sync_playwright())
+    context = pw.chromium.launch_persistent_context(
+        user_data_dir=str(tmp / "profile"), executable_path=CHROMIUM, headless=True,
+        args=BASE_ARGS, viewport=PHONE, locale="it-IT", bypass_csp=True)
+    stack.callback(context.close)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.add_init_script(PC_HOOK)
+    return page
+
+
+def open_firefox(stack: contextlib.ExitStack, tmp: Path):
+    """A listening Firefox ESR page over WebDriver BiDi (tests/browser/firefox.py: its mock
+    output device, loopback WebRTC), closed with `stack`. Autoplay allowed, as Chromium's
+    flag does (the page joins with a real tap anyway)."""
+    from tests.browser.firefox import Firefox
+
+    ff = Firefox(tmp / "profile-firefox", fake_mic=False, prefs={"media.autoplay.default": 0})
+    stack.callback(ff.close)
+    ff.add_init_script(PC_HOOK)
+    return ff
+
+
+def join_listening(page, url: str, name: str) -> None:
+    """The page joins by the room's link and skips its microphone: a listener."""
+    page.goto(url)
+    page.fill("#name", name)
+    page.click("#join-btn")
+    if hasattr(page, "wait_for_selector"):
+        page.wait_for_selector("#mic-skip")
+    else:
+        page.wait("#mic-skip")
+    page.click("#mic-skip")
+
+
 def run(args: argparse.Namespace) -> dict:
     import httpx
-    from playwright.sync_api import sync_playwright
 
     from client.bot import Bot
     from client.rtc_peer import Silence
     from server.media.rtc import restrict_host_addresses
     from tests.browser.bot_thread import BotThread
-    from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE, wait_until
+    from tests.browser.harness import wait_until
     from tests.support.server_proc import ServerProc
 
     restrict_host_addresses(["127.0.0.1"])
@@ -343,34 +500,35 @@ def run(args: argparse.Namespace) -> dict:
 
             speaker, ear = bots.run(seat())
             code = speaker.client.code
-            with sync_playwright() as pw:
-                context = pw.chromium.launch_persistent_context(
-                    user_data_dir=str(tmp / "profile"), executable_path=CHROMIUM, headless=True,
-                    args=BASE_ARGS, viewport=PHONE, locale="it-IT", bypass_csp=True)
-                page = context.pages[0] if context.pages else context.new_page()
-                page.add_init_script(PC_HOOK)
-                page.goto(srv.url(f"/r/{code}"))
-                page.fill("#name", "Pagina")
-                page.click("#join-btn")
-                page.wait_for_selector("#mic-skip")
-                page.click("#mic-skip")
-                wait_until(lambda: page.evaluate(
-                    "(window.__pcs || []).some((p) => p.connectionState === 'connected')"
-                    " && !!document.getElementById('remote-audio').srcObject"),
-                    timeout=30, what="the page's voice connected")
+            with contextlib.ExitStack() as stack:
+                pages = {}   # browser name -> page (Playwright's, or the Firefox driver)
+                for name in args.browsers:
+                    page = (open_chromium(stack, tmp) if name == "chromium" else open_firefox(stack, tmp))
+                    join_listening(page, srv.url(f"/r/{code}"), f"Pagina {name}")
+                    pages[name] = page
+                for name, page in pages.items():
+                    wait_until(lambda page=page: page.evaluate(
+                        "() => (window.__pcs || []).some((p) => p.connectionState === 'connected')"
+                        " && !!document.getElementById('remote-audio').srcObject"),
+                        timeout=30, what=f"{name}'s voice connected")
                 async def voices():
                     await asyncio.gather(speaker.start_voice(timeout=60), ear.start_voice(timeout=60))
 
                 bots.run(voices(), timeout=90)
-                if args.receiver == "default":
-                    page.evaluate("""() => { for (const pc of window.__pcs) for (const r of pc.getReceivers()) {
-                        if ('jitterBufferTarget' in r) r.jitterBufferTarget = null;
-                        if ('playoutDelayHint' in r) r.playoutDelayHint = null; } }""")
-                state = page.evaluate(INSTALL, [WORKLET, BURST_HZ, THRESHOLD, HOLD_S])
-                result["page_audio_context"] = state
+                for name, page in pages.items():
+                    if args.receiver == "default":
+                        page.evaluate("""() => { for (const pc of window.__pcs) for (const r of pc.getReceivers()) {
+                            if ('jitterBufferTarget' in r) r.jitterBufferTarget = null;
+                            if ('playoutDelayHint' in r) r.playoutDelayHint = null; } }""")
+                    if name == "chromium":
+                        state = page.evaluate(INSTALL, [WORKLET, BURST_HZ, THRESHOLD, HOLD_S])
+                    else:
+                        state = page.evaluate(INSTALL_SP, [BURST_HZ, THRESHOLD, HOLD_S])
+                    result.setdefault(name, {})["page_audio_context"] = state
                 mono_to_epoch = time.time() - time.monotonic()
                 time.sleep(2.0)  # settle: first calibrations, connection warm
-                result["clock_skew_page_ms"] = round(1000 * page_skew(page), 2)
+                for name, page in pages.items():
+                    result[name]["clock_skew_page_ms"] = round(1000 * page_skew(page), 2)
                 phases = ["quiet", "continuous"] + (["stalls"] if args.stalls else [])
                 for phase in phases:
                     source.bed = phase != "quiet"
@@ -378,7 +536,7 @@ def run(args: argparse.Namespace) -> dict:
                     time.sleep(1.5)  # the new stream settles (queues, playout)
                     mic = speaker.voice.mic
                     n0 = len(mic.captured)
-                    s0 = page.evaluate(STATS) or {}
+                    s0 = {name: page.evaluate(STATS) or {} for name, page in pages.items()}
                     m0 = httpx.get(srv.url("/metrics"), timeout=10).text
                     stalls = []
                     if phase == "stalls":
@@ -392,7 +550,7 @@ def run(args: argparse.Namespace) -> dict:
                         time.sleep(max(0.0, end - time.monotonic()))
                     else:
                         time.sleep(args.seconds)
-                    s1 = page.evaluate(STATS) or {}
+                    s1 = {name: page.evaluate(STATS) or {} for name, page in pages.items()}
                     m1 = httpx.get(srv.url("/metrics"), timeout=10).text
                     n1 = len(mic.captured) - 20  # the last bursts may still be on their way
                     time.sleep(0.6)
@@ -402,57 +560,11 @@ def run(args: argparse.Namespace) -> dict:
                         mouths = [mic._start + s / SAMPLE_RATE for s in onsets]
                     else:
                         mouths = [mic.mouth_time(s) for s in onsets]
-                    lat = page.evaluate("window.__lat")
-                    skew = page_skew(page)
-                    page_lat, cal_iqr = page_latencies(lat, [m + mono_to_epoch for m in mouths], skew)
                     bot_lat = bot_latencies(mic, ear.recorder, onsets)
-                    framing = [1000 * (FRAME - s % FRAME) / SAMPLE_RATE for s in onsets]
-                    depth = _metric(m1, "sussurro_voice_jitter_depth_mean")
-                    jb = jb_delta(s0, s1)
-                    p, b = summary(page_lat), summary(bot_lat)
-                    phase_out = {
-                        "bursts": len(onsets),
-                        "into_page_ms": p,
-                        "bot_to_bot_ms": b,
-                        "calibration_iqr_ms": round(cal_iqr, 2),
-                        "calibrations": len(lat["cal"]),
-                        "breakdown_ms": {
-                            "capture_framing_mean": round(statistics.fmean(framing), 1) if framing else None,
-                            "server_queue_mean": round(20 * depth, 1),
-                            "server_tick_median": round(_metric(m1, "sussurro_mixer_tick_us_median") / 1000, 2),
-                            # how long the talker's worst frames wait for their tick (the
-                            # grid moves to make it small), at the phase's end
-                            "server_playout_slack": round(20 * _metric(m1, "sussurro_voice_playout_slack"), 1),
-                        },
-                        "browser_jitter_buffer": jb,
-                        "server": {
-                            "jitter_depth_mean_frames": depth,
-                            "underruns": _metric(m1, "sussurro_jitter_underruns_total")
-                            - _metric(m0, "sussurro_jitter_underruns_total"),
-                            "overflows": _metric(m1, "sussurro_jitter_overflows_total")
-                            - _metric(m0, "sussurro_jitter_overflows_total"),
-                        },
-                    }
-                    bd = phase_out["breakdown_ms"]
-                    if b.get("n") and bd["capture_framing_mean"] is not None:
-                        # tick phase (0-20 ms), network and the bot's decode: the rest of bot to bot
-                        bd["tick_phase_network_decode"] = round(
-                            b["median"] - bd["capture_framing_mean"] - bd["server_queue_mean"], 1)
-                    if p.get("n") and b.get("n"):
-                        bd["browser_total_after_arrival"] = round(p["median"] - b["median"], 1)
-                        if "jitterBufferDelay_ms" in jb:
-                            bd["browser_jitter_buffer"] = jb["jitterBufferDelay_ms"]
-                            bd["browser_decode_playout_graph"] = round(
-                                p["median"] - b["median"] - jb["jitterBufferDelay_ms"], 1)
-                    if phase == "stalls":
-                        # bot to bot is meaningless here (the ear shares the stalled loop)
-                        for key in ("bot_to_bot_ms",):
-                            phase_out.pop(key)
-                        phase_out["breakdown_ms"] = {}
-                        phase_out["stalls"] = len(stalls)
-                        phase_out.update(after_stalls(lat, mouths, mono_to_epoch, skew, stalls))
-                    result[phase] = phase_out
-                context.close()
+                    for name, page in pages.items():
+                        result[name][phase] = phase_figures(
+                            page, phase, onsets, mouths, mono_to_epoch, bot_lat, s0[name], s1[name],
+                            m0, m1, stalls)
         finally:
             bots.stop()
     result["load_avg_1min_end"] = round(os.getloadavg()[0], 2)
@@ -465,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=25, help="frames between two bursts")
     p.add_argument("--stalls", action="store_true",
                    help="a third phase: the speaker stalls 200 ms every 3.1 s and catches up")
+    p.add_argument("--browsers", type=lambda v: [b for b in v.split(",") if b],
+                   default=["chromium", "firefox"],
+                   help="the listening pages, together in the room: chromium, firefox or both")
     p.add_argument("--receiver", choices=("app", "default"), default="app",
                    help="keep the app's receiver playout setting, or reset it to the browser's default")
     args = p.parse_args(argv)

@@ -52,7 +52,9 @@ class BotThread:
                 v = bot.client.view
                 if v is not None and v.get("phase") != "over":
                     action = policy(v, rng)
-                    key = repr((v.get("day"), v.get("phase"), v.get("defender"), action))
+                    # The round too: the same action is due again in a later round
+                    # (ready in each debate), once per round and phase.
+                    key = repr((v.get("day"), v.get("round"), v.get("phase"), v.get("defender"), action))
                     if action is not None and key not in done:
                         done.add(key)
                         await asyncio.sleep(delay)

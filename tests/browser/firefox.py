@@ -225,6 +225,15 @@ class Firefox:
         self.cmd("input.performActions", context=self.context,
                  actions=[{"type": "key", "id": "keyboard", "actions": keys}])
 
+    def evaluate(self, fn: str, arg: Any = None) -> Any:
+        """Playwright's `page.evaluate(fn, arg)`: the function `fn` called with `arg` (any
+        JSON value), its promise awaited (the benches share code between the drivers)."""
+        return self.call(f"(a) => ({fn})(JSON.parse(a))", json.dumps(arg))
+
+    def add_init_script(self, source: str) -> None:
+        """Run `source` in every document before the page's own scripts."""
+        self.cmd("script.addPreloadScript", functionDeclaration=f"() => {{ {source} }}")
+
     def state(self, expr: str) -> Any:
         """`expr` against window.__sussurro.state (null before the app booted)."""
         return self.js(f"(() => {{ if (!window.__sussurro) return null; const s = window.__sussurro.state; "

@@ -19,7 +19,7 @@ from tests.browser.bot_thread import BotThread
 from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
 from tests.browser.harness import SCREENS, i18n, wait_until
 from tests.browser.onephone import OFFLINE_BUILD
-from tests.browser.page_game import play_intruso_page
+from tests.browser.page_game import Timeline, play_intruso_page, quick_table
 from tests.e2e.spectrum import tone_db_robust
 from tests.support.server_proc import ServerProc
 
@@ -30,25 +30,29 @@ BOT_TONES = {"Bea": 520.0, "Ciro": 700.0, "Dina": 1300.0}
 HEARD_DB = -50.0   # as tests/browser/test_game_voice.py: a voice in the page's mix
 
 
-@pytest.fixture
-def firefox(tmp_path):
+@pytest.fixture(scope="module")
+def firefox_once(tmp_path_factory):
+    """One Firefox for the module (its start-up is seconds of the suite's time): each test
+    opens its own server, so its own origin, on the same fresh profile."""
     if not os.path.exists(FIREFOX):
         pytest.skip("Debian's firefox-esr is not installed")
-    browsers: list[Firefox] = []
+    browser = Firefox(tmp_path_factory.mktemp("firefox") / "profile")
+    yield browser
+    browser.close()
 
-    def launch(name: str = "ff", **kw) -> Firefox:
-        ff = Firefox(tmp_path / f"profile-{name}", **kw)
-        browsers.append(ff)
-        return ff
 
-    yield launch
-    for ff in browsers:
-        ff.close()
+@pytest.fixture
+def ff(firefox_once):
+    """The module's Firefox for one test: its page errors counted from here, and left on a
+    blank page before the test's server stops (a room page would log its lost socket)."""
+    firefox_once.errors.clear()
+    yield firefox_once
+    firefox_once.goto("about:blank")
 
 
 @pytest.mark.solo  # real-time voice, measured by spectrum: load would starve it
-def test_firefox_voice_both_ways_and_a_whole_game(server, firefox):
-    ff = firefox()
+def test_firefox_voice_both_ways_and_a_whole_game(server, ff):
+    log = Timeline("firefox")
     bots = BotThread()
     try:
         # ---- Firefox creates the room and turns its mic on, with real taps ----
@@ -64,57 +68,66 @@ def test_firefox_voice_both_ways_and_a_whole_game(server, firefox):
         # docs/browsers.md, Firefox without an audio output device).
         wait_until(lambda: ff.js("window.__sussurro.audioState()") == "running", timeout=10,
                    what="Firefox's AudioContext running")
+        log("room created, mic on, audio running")
 
         seated = bots.join(server.base_url, code,
                            [(name, Syllables(hz)) for name, hz in BOT_TONES.items()])
         wait_until(lambda: ff.count(".player-row") == 4, what="four in the lobby")
         wait_until(lambda: ff.state("s.voice") == "on", timeout=60, what="Firefox's voice on")
+        log("bots seated, voice on")
 
         # ---- voice both ways: every bot's tone in the page's mix ... ----
         for name, hz in BOT_TONES.items():
             wait_until(lambda hz=hz: ff.levels([hz])[0] > HEARD_DB, timeout=30,
                        what=f"Firefox hears {name} ({hz} Hz)")
         # ... and Firefox's 1 kHz in a bot's recording, well above its noise floor.
+        log("Firefox hears every bot")
         since = time.monotonic()
-        time.sleep(3.0)
+        time.sleep(2.0)
         heard = seated[0].recorder.audio(since=since)
-        assert len(heard) > 48000, f"the bot recorded {len(heard)} samples in 3 s"
+        assert len(heard) > 48000, f"the bot recorded {len(heard)} samples in 2 s"
         tone = tone_db_robust(heard, FAKE_TONE_HZ)
         floor = tone_db_robust(heard, 1510.0)   # no voice there
         assert tone > -40.0 and tone > floor + 20.0, (tone, floor)
+        log("a bot hears Firefox")
         ff.screenshot(SCREENS / "firefox_01_lobby.png")
+        quick_table(ff)
 
         # ---- a whole game: Firefox plays its turns by tapping, the bots by autoplay ----
         for bot in seated:
             bots.play(bot, lambda v, rng: autoplay(v, rng), seed=hash(bot.pid) % 1000)
         ff.click("#start-btn")
         wait_until(lambda: ff.state("s.view && s.view.phase") == "clues", what="clues")
-        play_intruso_page(ff)
+        log("game started")
+        play_intruso_page(ff, log=log)
         assert ff.text("#end-title") in (IT["end.you_won"], IT["end.you_lost"])
         assert ff.count(".end-row") == 4
         ff.screenshot(SCREENS / "firefox_02_end.png")
+        log("end screen")
         assert not ff.errors, ff.errors
     finally:
         bots.stop()
 
 
-def test_firefox_onephone_page_offline(tmp_path, firefox):
+def test_firefox_onephone_page_offline(tmp_path, ff):
     """The one-phone page in Firefox: kept for offline use, then served by its service
     worker alone once the server is gone, up to a game's first screen."""
     if not (OFFLINE_BUILD / "manifest.json").is_file():
         pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
-    ff = firefox(fake_mic=False, prefs={"intl.accept_languages": "en-GB, en"})
+    log = Timeline("firefox offline")
     with ServerProc(tmp_path / "s.db") as srv:
         url = srv.url("/offline/")
         ff.goto(url)
-        wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
-                   timeout=120, what="the one-phone page playable")
         wait_until(lambda: ff.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
-                   timeout=90, what="ready for offline use")
-        assert ff.text("#offline-status") == "Ready for offline use"
-    # The server is gone: the service worker alone serves the page and the core.
+                   timeout=120, what="ready for offline use")
+        assert ff.text("#offline-status") == IT["offline.ready"]
+        log("ready for offline use")
+    # The server is gone: the service worker alone serves the page and the core. (The
+    # first visit's own start of the core is not waited for: the offline start below is
+    # the same code from the cache, and a core's start is most of this test's time.)
     ff.goto(url)
     wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
                timeout=120, what="the one-phone page offline")
     assert ff.count("#opt-preset option") >= 3
+    log("played offline")
     assert not ff.errors, ff.errors

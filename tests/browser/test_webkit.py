@@ -13,17 +13,20 @@ from tests.browser import webkit
 from tests.browser.bot_thread import BotThread
 from tests.browser.harness import i18n, wait_until
 from tests.browser.onephone import OFFLINE_BUILD
-from tests.browser.page_game import play_intruso_page
+from tests.browser.page_game import Timeline, play_intruso_page, quick_table
 from tests.support.server_proc import ServerProc
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# One worker runs the module, so its one browser serves both tests.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("webkit")]
 
 # MiniBrowser's language is the machine's (English here): the page follows it.
 EN = i18n("en")
 
 
-@pytest.fixture
-def wk():
+@pytest.fixture(scope="module")
+def webkit_once():
+    """One MiniBrowser (and its Xvfb) for the module: each test opens its own server,
+    so its own origin."""
     if not webkit.available():
         pytest.skip("Debian's webkit2gtk-driver and xvfb are not installed")
     browser = webkit.WebKit()
@@ -31,10 +34,18 @@ def wk():
     browser.close()
 
 
+@pytest.fixture
+def wk(webkit_once):
+    """The module's MiniBrowser for one test, left on a blank page before its server stops."""
+    yield webkit_once
+    webkit_once.goto("about:blank")
+
+
 def test_webkit_without_webrtc_is_told_plainly_and_plays_a_whole_game(server, wk):
     """A browser without RTCPeerConnection: the mic card says voice is not supported
     (before, it offered "Turn the microphone on" and the voice failed silently), no
     button asks for the mic, and the game is played to its end screen by text."""
+    log = Timeline("webkit")
     wk.goto(server.url("/"))
     assert wk.js("typeof RTCPeerConnection") == "undefined"   # what this test is about
     wk.fill("#name", "Ada")
@@ -45,21 +56,25 @@ def test_webkit_without_webrtc_is_told_plainly_and_plays_a_whole_game(server, wk
     assert wk.text("#voice-unsupported .warn") == EN["voice.unsupported"]
     assert wk.count("#mic-enable") == 0
     assert wk.state("s.voice") == "unsupported"
+    log("room created, no WebRTC said")
 
     bots = BotThread()
     try:
         seated = bots.join(server.base_url, code, [(n, None) for n in ("Bea", "Ciro", "Dina")],
                            voice=False)
         wait_until(lambda: wk.count(".player-row") == 4, what="four in the lobby")
+        quick_table(wk)
+        log("bots seated, table set")
         for bot in seated:
             bots.play(bot, lambda v, rng: autoplay(v, rng), seed=len(bot.pid))
         wk.click("#start-btn")
         wait_until(lambda: wk.state("s.view && s.view.phase") == "clues", what="clues")
         # In the game the message stays where the mic card is: still no silent failure.
         assert wk.count("#voice-unsupported") == 1
-        play_intruso_page(wk)
+        play_intruso_page(wk, log=log)
         assert wk.text("#end-title") in (EN["end.you_won"], EN["end.you_lost"])
         assert wk.count(".end-row") == 4
+        log("end screen")
     finally:
         bots.stop()
 
@@ -69,14 +84,18 @@ def test_webkit_onephone_page_offline(tmp_path, wk):
     worker alone serves the page and the core up to the setup screen."""
     if not (OFFLINE_BUILD / "manifest.json").is_file():
         pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
+    log = Timeline("webkit offline")
     with ServerProc(tmp_path / "s.db") as srv:
         url = srv.url("/offline/")
         wk.goto(url)
-        wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
-                   timeout=150, what="the one-phone page playable")
         wait_until(lambda: wk.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
-                   timeout=90, what="ready for offline use")
+                   timeout=120, what="ready for offline use")
+        log("ready for offline use")
+    # The server is gone: the service worker alone serves the page and the core. (The
+    # first visit's own start of the core is not waited for: the offline start below is
+    # the same code from the cache, and a core's start is most of this test's time.)
     wk.goto(url)
     wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
                timeout=150, what="the one-phone page offline")
     assert wk.count("#opt-preset option") >= 3
+    log("played offline")
