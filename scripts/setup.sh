@@ -22,3 +22,9 @@ fi
 # core archive, repacked when game/ changes): offline-build/, served under /offline/.
 .venv/bin/python scripts/offline_assets.py \
   || echo "warning: the offline files could not be built; the one-phone page will say so"
+# The tests' own tools (axe-core, the accessibility checker of the browser tests):
+# test-tools/, fetched once, never served.
+if [ "${1:-}" = "test" ]; then
+  .venv/bin/python scripts/test_tools.py \
+    || echo "warning: axe-core could not be fetched; the screen checks will say so"
+fi

@@ -114,12 +114,15 @@ export function mountGame(root) {
     if (isTurn) labelParts.push(t("game.their_turn"));
     if (canWhisper) labelParts.push(t("whisper.hold_hint"));
     if (canPick && mode === "vote") labelParts.push(t("vote.tap_hint"));
+    // Named by its own text (name, badges) plus the hints a screen reader needs: an
+    // aria-label would hide the badges one sees (axe: label-content-name-mismatch).
     const btn = h("button", {
-      type: "button", class: "avatar", "data-pid": p.id, "aria-label": labelParts.join(", "),
+      type: "button", class: "avatar", "data-pid": p.id,
       "aria-pressed": picked || voted ? "true" : "false",
     },
     face({ ...roomP, ...p, color: roomP.color }, 60),
     h("span", { class: "pname" }, p.name),
+    h("span", { class: "sr-only" }, labelParts.slice(1).map((x) => `, ${x}`).join("")),
     h("span", { class: "badges" },
       p.id === me ? h("span", { class: "badge badge-me" }, t("lobby.you")) : null,
       isTurn ? h("span", { class: "badge badge-turn" }, t("game.turn_badge")) : null,

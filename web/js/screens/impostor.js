@@ -288,11 +288,13 @@ export function mountImpostor(root) {
       isTurn ? t("game.their_turn") : null, ...known.map((f) => t(`fact.short.${f.fact}`)),
       p.known_innocent ? t("imp.badge.innocent") : null, canPick ? t("vote.tap_hint") : null].filter(Boolean);
     const btn = h("button", {
-      type: "button", class: "avatar", "data-pid": p.id, "aria-label": label.join(", "),
+      // Named by its own text plus the hints (an aria-label would hide the badges one sees).
+      type: "button", class: "avatar", "data-pid": p.id,
       "aria-pressed": v.me?.vote === p.id ? "true" : "false", onclick: () => pick(p.id),
     },
     face({ ...roomPlayer(p.id), ...p, color: roomPlayer(p.id).color }, 60),
     h("span", { class: "pname" }, p.name),
+    h("span", { class: "sr-only" }, label.slice(1).map((x) => `, ${x}`).join("")),
     h("span", { class: "badges" },
       p.id === me ? h("span", { class: "badge badge-me" }, t("lobby.you")) : null,
       isTurn ? h("span", { class: "badge badge-turn" }, t("game.turn_badge")) : null,

@@ -133,9 +133,11 @@ export function mountLupi(root) {
     if (p.id === me.id) label.push(t("lobby.you"));
     if (!p.alive) label.push(t("lupi.badge.ghost"));
     const btn = h("button", {
-      type: "button", class: "avatar", "data-pid": p.id, "aria-label": label.join(", "),
+      // Named by its own text (an aria-label would hide the badges one sees).
+      type: "button", class: "avatar", "data-pid": p.id,
       "aria-pressed": chosen ? "true" : "false", onclick: () => tap(p.id),
     }, face({ ...roomP, ...p, color: roomP.color }, 60), h("span", { class: "pname" }, p.name),
+    h("span", { class: "sr-only" }, label.slice(1).map((x) => `, ${x}`).join("")),
     h("span", { class: "badges" }, badges(v, p)));
     return h("div", { class: classes.filter(Boolean).join(" "), "data-pid": p.id }, btn, volumeControl(p));
   }
