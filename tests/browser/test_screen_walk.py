@@ -27,7 +27,8 @@ import random
 
 import pytest
 
-from client.protocol_client import Client, autoplay
+from client.autoplay import autoplay
+from client.protocol_client import Client
 from tests.browser.bot_thread import BotThread, lupi_policy
 from tests.browser.harness import launch_player, wait_until
 from tests.browser.screens_check import (

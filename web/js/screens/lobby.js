@@ -43,8 +43,10 @@ export function mountLobby(root) {
   const mic = h("div");
   const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
   const start = h("div", { class: "start-bar" });
-  // The essentials first (issue 31): who is in, the game, start; the rest below.
-  root.append(h("div", { class: "screen lobby" }, head, players, settings, start, mic, tv));
+  const leave = h("div", { class: "leave-bar" });
+  // The essentials first (issue 31): who is in, the game, start; the rest below. The start
+  // bar stays at the foot of the screen (sticky) however many players the list holds.
+  root.append(h("div", { class: "screen lobby" }, head, players, settings, start, leave, mic, tv));
 
   function draw() {
     const room = state.room || {};
@@ -126,7 +128,9 @@ export function mountLobby(root) {
     const s = room.settings || {};
     region(settings, [s, amHost, t("lobby.settings")], () => {
       // The game chooser stays in sight; its detailed rules are folded (opened on demand).
-      const [chooser, ...rules] = settingsForm(amHost);
+      // The voice switches (the room's seats, one's own mono) stay unfolded: mono is a
+      // personal choice a player must find without opening the rules.
+      const [chooser, rules, voice] = settingsForm(amHost);
       const details = h("details", { class: "lobby-rules", id: "lobby-rules", open: rulesOpen },
         h("summary", { onclick: () => { rulesOpen = !details.open; } }, t("lobby.rules_details")),
         rules);
@@ -136,6 +140,7 @@ export function mountLobby(root) {
         amHost ? null : h("p", { class: "hint" }, t("lobby.host_only")),
         chooser,
         details,
+        voice,
       ];
     });
 
@@ -147,8 +152,8 @@ export function mountLobby(root) {
           onclick: () => session.send({ type: "start" }),
         }, t("lobby.start")), n < 3 ? h("p", { class: "hint" }, t("lobby.need_three")) : null]
         : h("p", { class: "hint waiting" }, t("lobby.waiting_host")),
-      leaveButton(),
     ]);
+    region(leave, [t("lobby.start")], () => leaveButton());
   }
 
   draw();
