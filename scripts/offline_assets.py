@@ -89,20 +89,26 @@ def pyodide_dir() -> Path:
     return OUT / f"pyodide-{PYODIDE_VERSION}"
 
 
+def npm_tarball(package: str, version: str, pinned: str, who: str = "offline") -> bytes:
+    """An npm package's tarball from the registry, its sha512 checked against the
+    registry's `dist.integrity` and the value pinned here (scripts/test_tools.py too)."""
+    meta = json.loads(_get(f"{REGISTRY}/{package}/{version}"))
+    integrity = meta["dist"]["integrity"]
+    if integrity != pinned:
+        raise SystemExit(f"{package} {version}: the registry says {integrity}, pinned {pinned}")
+    print(f"{who}: fetching {package} {version} from the npm registry", file=sys.stderr)
+    blob = _get(meta["dist"]["tarball"])
+    if _sha512_sri(blob) != integrity:
+        raise SystemExit(f"{package} {version}: the tarball does not match its integrity")
+    return blob
+
+
 def fetch_pyodide() -> Path:
     """The pinned Pyodide's page files in `offline-build/pyodide-<v>/` (fetched once)."""
     dest = pyodide_dir()
     if all((dest / f).is_file() for f in PYODIDE_FILES):
         return dest
-    meta = json.loads(_get(f"{REGISTRY}/pyodide/{PYODIDE_VERSION}"))
-    integrity = meta["dist"]["integrity"]
-    if integrity != PYODIDE_INTEGRITY:
-        raise SystemExit(f"pyodide {PYODIDE_VERSION}: the registry says {integrity}, "
-                         f"pinned {PYODIDE_INTEGRITY}")
-    print(f"offline: fetching pyodide {PYODIDE_VERSION} from the npm registry", file=sys.stderr)
-    blob = _get(meta["dist"]["tarball"])
-    if _sha512_sri(blob) != integrity:
-        raise SystemExit(f"pyodide {PYODIDE_VERSION}: the tarball does not match its integrity")
+    blob = npm_tarball("pyodide", PYODIDE_VERSION, PYODIDE_INTEGRITY)
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

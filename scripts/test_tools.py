@@ -15,19 +15,16 @@ when it is missing.
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import io
-import json
 import os
 import sys
 import tarfile
-import urllib.request
 from pathlib import Path
+
+from offline_assets import npm_tarball  # scripts/ is on the path: run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("SUSSURRO_TEST_TOOLS") or ROOT / "test-tools")
-REGISTRY = os.environ.get("SUSSURRO_NPM_REGISTRY", "https://registry.npmjs.org")
 
 # The one place axe-core's version is pinned (with the registry's sha512 of its tarball).
 AXE_VERSION = "4.14.1"
@@ -40,26 +37,12 @@ def axe_path() -> Path:
     return OUT / f"axe-core-{AXE_VERSION}" / "axe.min.js"
 
 
-def _get(url: str) -> bytes:
-    req = urllib.request.Request(url, headers={"User-Agent": "sussurro-setup"})
-    with urllib.request.urlopen(req, timeout=120) as res:
-        return res.read()
-
-
 def fetch_axe() -> Path:
     """The pinned axe-core's `axe.min.js` in `test-tools/axe-core-<v>/` (fetched once)."""
     dest = axe_path()
     if dest.is_file():
         return dest
-    meta = json.loads(_get(f"{REGISTRY}/axe-core/{AXE_VERSION}"))
-    integrity = meta["dist"]["integrity"]
-    if integrity != AXE_INTEGRITY:
-        raise SystemExit(f"axe-core {AXE_VERSION}: the registry says {integrity}, "
-                         f"pinned {AXE_INTEGRITY}")
-    print(f"test tools: fetching axe-core {AXE_VERSION} from the npm registry", file=sys.stderr)
-    blob = _get(meta["dist"]["tarball"])
-    if "sha512-" + base64.b64encode(hashlib.sha512(blob).digest()).decode() != integrity:
-        raise SystemExit(f"axe-core {AXE_VERSION}: the tarball does not match its integrity")
+    blob = npm_tarball("axe-core", AXE_VERSION, AXE_INTEGRITY, who="test tools")
     with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
         src = tar.extractfile(tar.getmember("package/axe.min.js"))
         assert src is not None
