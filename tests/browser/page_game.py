@@ -39,7 +39,13 @@ class Timeline:
 
 def quick_table(page) -> None:
     """The host's settings form: powers picked by hand (none picked) and no Fantasma, so
-    every phase of the game ends by the players' actions."""
+    every phase of the game ends by the players' actions. The detailed rules are folded
+    in the lobby: opened first, as a host would."""
+    if page.js("(() => { const d = document.getElementById('lobby-rules');"
+               " return Boolean(d && !d.open); })()"):
+        page.click("details#lobby-rules > summary")
+        _until(lambda: page.js("(() => document.getElementById('lobby-rules').open)()"),
+               "the rules unfolded")
     page.click("#opt-powers-pick")
     _until(lambda: page.state("JSON.stringify(s.room.settings.options.powers)") == "[]",
            "no powers", retry=lambda: page.click("#opt-powers-pick"))
