@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.browser.harness import i18n, join_room, launch_player, wait_until
+from tests.browser.harness import i18n, join_room, launch_player, open_rules, wait_until
 
 # A four-page game with voice loads both cores: it runs alone (solo, see tests/conftest.py).
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo]
@@ -116,6 +116,7 @@ def test_four_pages_play_a_whole_game_with_voice(server, table):
     wait_until(lambda: ada.page.locator(".player-row").count() == 4, what="four in the lobby")
 
     # The host's settings: one power, the Muto; the timers. Others read them only.
+    open_rules(ada.page)
     set_option(ada, lambda: ada.page.click("#opt-powers-pick"),
                "s.room.settings.options.powers.length === 0", "powers picked by host")
     set_option(ada, lambda: ada.page.check("input[name=power][value=muto]"),
