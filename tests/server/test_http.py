@@ -146,7 +146,7 @@ def test_static_files_of_the_web_client_are_served(shared_server):
     rel = some.relative_to(web).as_posix()
     r = httpx.get(shared_server.url(f"/static/{rel}"))
     assert r.status_code == 200 and r.text == some.read_text(encoding="utf-8")
-    assert httpx.get(shared_server.url("/static/../server/app.py")).status_code == 404
+    assert httpx.get(shared_server.url("/static/../server/edge/app.py")).status_code == 404
 
 
 async def test_a_placeholder_page_is_served_when_the_web_client_is_missing(tmp_path):

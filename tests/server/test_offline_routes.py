@@ -65,7 +65,7 @@ def test_big_files_go_gzipped_to_browsers_that_accept_it(shared_server):
 
 
 def test_nothing_outside_the_offline_files_is_served(shared_server):
-    for bad in ("/offline/assets/%2e%2e/pyproject.toml", "/offline/assets/../../server/app.py",
+    for bad in ("/offline/assets/%2e%2e/pyproject.toml", "/offline/assets/../../server/edge/app.py",
                 "/offline/assets/core.zip.stamp", "/offline/assets/nope"):
         assert httpx.get(shared_server.url(bad)).status_code == 404, bad
 
