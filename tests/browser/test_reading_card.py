@@ -25,6 +25,10 @@ def trio(pw, tmp_path):
 def test_item11_intruso_opens_on_reading_ones_card_then_the_first_clue(server, trio):
     host = trio[0]
     seat_text_only(server, trio)
+    # No power cards: a dealt Cupido or Ubriacone would open the game on its own choice.
+    host.page.click("#opt-powers-pick")
+    wait_until(lambda: host.state("JSON.stringify(s.room.settings.options.powers)") == "[]",
+               what="no powers")
     host.page.click("#start-btn")
     wait_until(lambda: all(p.state("s.view && s.view.phase === 'clues'") for p in trio), what="game")
 
