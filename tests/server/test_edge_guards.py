@@ -290,17 +290,18 @@ def _endless_header(srv: ServerProc) -> tuple[socket.socket, bytes]:
 def test_item8_an_oversized_request_head_is_refused_431_and_not_kept(guarded):
     """Two never-ending 8 MiB headers held 16 MiB of the server's memory."""
     # A first one warms the path up (lazy imports, the allocator's arenas, the listener's
-    # buffers: a few MiB once, whatever the load); the next three would hold 24 MiB if
-    # a refused head were kept.
+    # buffers: a few MiB once, whatever the load); the next four would hold 32 MiB if
+    # a refused head were kept. Half of that is the bound: the allocator's and the
+    # server's own growth under a loaded machine reached 8.1 MiB once (CI), far from 32.
     warm, answer = _endless_header(guarded)
     warm.close()
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
     before = _rss(guarded)
-    held = [_endless_header(guarded) for _ in range(3)]
+    held = [_endless_header(guarded) for _ in range(4)]
     try:
         assert all(a.startswith(b"HTTP/1.1 431 ") for _, a in held), [a[:80] for _, a in held]
         grown = _rss(guarded) - before
-        assert grown < 8 * 1024 * 1024, grown
+        assert grown < 16 * 1024 * 1024, grown
     finally:
         for s, _ in held:
             s.close()
