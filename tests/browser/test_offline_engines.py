@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from tests.browser.harness import i18n
 from tests.browser.onephone import (
     launch,
     play_to_end,
@@ -66,6 +67,10 @@ def test_impostore_and_lupi_offline_to_the_end(pw, tmp_path, built):  # noqa: F8
             # The vote opened only after the last card (four `seen` before it).
             assert kinds[:kinds.index("table_word_vote")].count("seen") == 4
             assert page.get_attribute("#outcome", "data-outcome") in ("innocents", "impostors")
+            # One word for the whole table: named in the singular ("Le parole:" before).
+            said = i18n(page.evaluate("document.documentElement.lang"))
+            assert page.inner_text("#end-words").startswith(said["offline.word"] + " "), (
+                page.inner_text("#end-words"))
 
             # Lupi Mannari with one wolf at a table of four: the narration, the night's
             # rounds of the phone, the nomination and the lynch.

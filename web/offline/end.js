@@ -37,7 +37,7 @@ export function endScreen(result, preset, { evening, names, onAgain, onSetup }) 
     h("section", { class: "card" },
       h("h2", { id: "outcome", "data-outcome": result.outcome }, t(`offline.outcome.${result.outcome}`)),
       words.length ? h("ul", { class: "words", id: "end-words" }, words.map(([who, w]) => h("li", { class: "word-of" },
-        who ? `${who}: ` : `${t("offline.words")} `, h("strong", {}, w)))) : null,
+        who ? `${who}: ` : `${t(words.length === 1 ? "offline.word" : "offline.words")} `, h("strong", {}, w)))) : null,
       h("ul", { class: "reveal-list" }, players.map((p) => h("li", {
         class: winners.has(p.id) ? "won" : "", "data-pid": p.id,
       }, h("strong", {}, p.name), " — ", roleName(p.role, preset),
