@@ -162,7 +162,7 @@ class Firefox:
         return self.js("location.href")
 
     def js(self, expr: str, *args) -> Any:
-        """The value of `expr` (a function body's expression; `args` as arguments[0..])."""
+        """The value of `expr` (an expression; `args` as args[0..], as in tests/browser/webkit.py)."""
         return self.call(f"(...args) => ({expr})", *args)
 
     def call(self, fn: str, *args, element: dict | None = None, await_promise: bool = True) -> Any:
