@@ -12,7 +12,7 @@ from client.autoplay import autoplay
 from tests.browser import webkit
 from tests.browser.bot_thread import BotThread, lupi_policy
 from tests.browser.harness import i18n, wait_until
-from tests.browser.onephone import OFFLINE_BUILD
+from tests.browser.onephone import OFFLINE_BUILD, play_by_taps, same_bytes_offline, setup_by_taps
 from tests.browser.page_game import (
     Timeline,
     create_room,
@@ -150,9 +150,12 @@ def test_webkit_lupi_room_game_screen_by_screen(server, wk):
         bots.stop()
 
 
-def test_webkit_onephone_page_offline(tmp_path, wk):
+def test_webkit_onephone_page_offline_whole_game(tmp_path, wk):
     """WebKit keeps the one-phone page for offline use; with the server gone its service
-    worker alone serves the page and the core up to the setup screen."""
+    worker alone serves the page and the core, and a whole game of Impostore (Classica,
+    three players) is played on it by taps to its end screen: the phone passed, each
+    card shown by a tap, the spoken turns, the vote's real 3-2-1 and the table's tap.
+    CPython's core replays the page's record to the same bytes."""
     if not (OFFLINE_BUILD / "manifest.json").is_file():
         pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
     log = Timeline("webkit offline")
@@ -169,4 +172,11 @@ def test_webkit_onephone_page_offline(tmp_path, wk):
     wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
                timeout=150, what="the one-phone page offline")
     assert wk.count("#opt-preset option") >= 3
-    log("played offline")
+    log("setup screen offline")
+    setup_by_taps(wk, ["Ada", "Bruno", "Carla"], "classica")
+    steps = play_by_taps(wk)
+    assert {"pass", "card", "turn", "vote"} <= set(steps), steps
+    assert wk.js("document.querySelector('#outcome')?.dataset.outcome") in ("innocents", "impostors")
+    log(f"end screen offline: {' '.join(steps)}")
+    same_bytes_offline(wk)
+    assert not wk.errors, wk.errors
