@@ -1,12 +1,15 @@
-"""A whole Intruso game played by one page of any engine (Firefox over BiDi, WebKit over
-WebDriver: both drivers offer js/state/count/fill/click), tapping like a player: a clue on
-its turn, ready in the debate, a vote for someone else. The bots play the other seats.
+"""Whole room games played by one page of any engine (Firefox over BiDi, WebKit over
+WebDriver: both drivers offer js/state/count/fill/click, `args[i]` in js), tapping like a
+player, the bots playing the other seats: Intruso (a clue on its turn, ready in the
+debate, a vote for someone else); Impostore and Lupi Mannari with the screen checked at
+each phase against the view (`check_screen`: the phase shown and what the view allows).
 
 Speed (issue 32 follow-up): every phase here ends by the players' actions, never by a
 timer. The host's table has no powers and no Fantasma (`quick_table`), so no seat waits
 for a power's or a guess's timer (30 to 45 s each) that this page would not play; one
 script call reads the page's whole situation per poll; a tap whose effect does not show
-is tapped again instead of waiting for the phase's timer.
+is tapped again instead of waiting for the phase's timer. (Lupi Mannari's night phases
+always last their timer: 5 s each at the least, `lupi_table`.)
 """
 
 from __future__ import annotations
@@ -237,7 +240,7 @@ NIGHT = ("night", "seer", "wolves")
 def check_screen(sit: dict, need: list[str], night: bool | None = None) -> None:
     """The page shows the view's phase and what it calls for (an outcome, not a timing:
     the view and the page are read in the same script call)."""
-    key = (sit["phase"], sit["round"] or sit["day"])
+    key = (sit["phase"], sit["round"] if sit["round"] is not None else sit["day"])
     if sit["phase"] != "over":
         assert sit["shown_phase"] == sit["phase"], (key, sit["shown_phase"])
     missing = [sel for sel in need if not sit["visible"][sel]]
