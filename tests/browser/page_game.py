@@ -317,6 +317,18 @@ def play_impostore_page(page, timeout: float = 120.0, log=None) -> list[str]:
             time.sleep(0.05)
 
 
+def _tap_in_phase(page, selector: str, phase: str) -> bool:
+    """Tap `selector` during `phase`: False if the phase (a night's 5 s) ended meanwhile and
+    took the choice with it, as it does for a slow player; any other miss fails."""
+    try:
+        page.click(selector)
+    except (AssertionError, RuntimeError):
+        if page.state("s.view.phase") == phase:
+            raise
+        return False
+    return True
+
+
 def play_lupi_page(page, timeout: float = 150.0, log=None) -> list[str]:
     """Play `page`'s card of a Lupi Mannari game (the app as moderator) to the end screen,
     checking at each phase that the screen shows it: the dark night for every card, the
@@ -345,15 +357,15 @@ def play_lupi_page(page, timeout: float = 150.0, log=None) -> list[str]:
         if phase == "over":
             return phases
         if "peek" in can:
-            page.click(".pcard.pickable .avatar")
-            page.click("#peek-confirm")
-            _until(lambda: page.state("s.view.phase !== 'seer' || !(s.view.me.can || []).includes('peek')"),
-                   "my look", retry=lambda: page.count("#peek-confirm") and page.click("#peek-confirm"))
-            log("looked")
+            if _tap_in_phase(page, ".pcard.pickable .avatar", "seer") \
+                    and _tap_in_phase(page, "#peek-confirm", "seer"):
+                _until(lambda: page.state("s.view.phase !== 'seer' || !(s.view.me.can || []).includes('peek')"),
+                       "my look", retry=lambda: page.count("#peek-confirm") and page.click("#peek-confirm"))
+                log("looked")
         elif "bite" in can and sit["bite"] is None:
-            page.click(".pcard.pickable .avatar")
-            _until(lambda: page.state("s.view.phase !== 'wolves' || s.view.me.bite != null"), "my bite")
-            log("bit")
+            if _tap_in_phase(page, ".pcard.pickable .avatar", "wolves"):
+                _until(lambda: page.state("s.view.phase !== 'wolves' || s.view.me.bite != null"), "my bite")
+                log("bit")
         elif "ready" in can and phase == "day" and not sit["ready"]:
             page.click("#ready-btn")
             _until(lambda: page.state("s.view.phase !== 'day' || !(s.view.me.can || []).includes('ready')"),

@@ -148,7 +148,15 @@ class WebKit:
         self.find(selector, timeout)
 
     def click(self, selector: str) -> None:
-        self.cmd("POST", f"/element/{self.find(selector)}/click")
+        """A real click on the first visible match; found again (at most twice) when the
+        page redrew it between the look and the click (a view's update redraws a region)."""
+        for attempt in range(3):
+            try:
+                self.cmd("POST", f"/element/{self.find(selector)}/click")
+                return
+            except RuntimeError as err:
+                if "stale" not in str(err) or attempt == 2:
+                    raise
 
     def fill(self, selector: str, text: str) -> None:
         eid = self.find(selector)
