@@ -162,7 +162,7 @@ class Firefox:
         return self.js("location.href")
 
     def js(self, expr: str, *args) -> Any:
-        """The value of `expr` (a function body's expression; `args` as arguments[0..])."""
+        """The value of `expr` (an expression; `args` as args[0..], as in tests/browser/webkit.py)."""
         return self.call(f"(...args) => ({expr})", *args)
 
     def call(self, fn: str, *args, element: dict | None = None, await_promise: bool = True) -> Any:
@@ -203,17 +203,29 @@ class Firefox:
         return self.js("document.querySelector(args[0])?.innerText ?? null", selector)
 
     def click(self, selector: str, timeout: float = 15.0) -> None:
-        """A real mouse click (pointer down and up) in the middle of the element."""
-        el = self.element(selector, timeout)
-        self.call("function () { this.scrollIntoView({block: 'center'}); }", element=el)
-        self.cmd("input.performActions", context=self.context, actions=[{
-            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
-            "actions": [
-                {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": el}},
-                {"type": "pointerDown", "button": 0},
-                {"type": "pointerUp", "button": 0},
-            ]}])
-        self.cmd("input.releaseActions", context=self.context)
+        """A real mouse click (pointer down and up) in the middle of the element; found
+        again (at most twice) when the page redrew it between the look and the click (a
+        view's update redraws a region)."""
+        for attempt in range(3):
+            el = self.element(selector, timeout)
+            try:
+                self.call("function () { this.scrollIntoView({block: 'center'}); }", element=el)
+                self.cmd("input.performActions", context=self.context, actions=[{
+                    "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                    "actions": [
+                        {"type": "pointerMove", "x": 0, "y": 0,
+                         "origin": {"type": "element", "element": el}},
+                        {"type": "pointerDown", "button": 0},
+                        {"type": "pointerUp", "button": 0},
+                    ]}])
+            except BidiError as err:
+                if not any(w in str(err) for w in ("no such node", "no such element", "stale")) \
+                        or attempt == 2:
+                    raise
+                continue
+            finally:
+                self.cmd("input.releaseActions", context=self.context)
+            return
 
     def fill(self, selector: str, text: str) -> None:
         """Focus the field with a click, clear it, type `text` key by key."""

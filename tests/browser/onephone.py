@@ -1,9 +1,12 @@
-"""Drive the one-phone page (web/offline/) in real Chromium: a generic player of its
-screens that passes the phone, holds cards, taps the table's vote and plays a whole game
-to its end screen, whatever the engine; and a replay of the page's record under CPython."""
+"""Drive the one-phone page (web/offline/): a generic player of its screens that passes the
+phone, holds cards, taps the table's vote and plays a whole game to its end screen,
+whatever the engine, in real Chromium (Playwright, on its own clock) and, by taps over the
+drivers' common helpers, in Firefox and WebKit; and a replay of the page's record under
+CPython."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -168,3 +171,119 @@ def replay_bytes(record: dict) -> bytes:
     state = game.replay(record["preset"], record["options"], record["seed"], record["players"],
                         record["log"], started_at=record["started_at"], words=record["words"])
     return game.state_bytes(state)
+
+
+# ---------------------------------------------------------------- any driver: Firefox, WebKit
+#
+# The same player over the drivers' common helpers (js, count, click, fill: see
+# tests/browser/firefox.py and webkit.py), with real taps and the page's own clock: the
+# vote's 3-2-1 takes its real 2.4 s.
+
+# One round trip: what the one-phone screen asks for now.
+ONEPHONE_SCREEN = """(() => {
+  const q = (sel) => document.querySelector(sel);
+  if (q('#end')) return ['end'];
+  if (q('#pass-confirm')) return ['pass'];
+  const priv = q('[data-private]');
+  if (priv) return ['private', priv.dataset.private, document.querySelectorAll('.pick-grid .avatar').length,
+                    (priv.textContent || '').includes('intoxicate') ? 2 : 1, Boolean(q('#secret-card'))];
+  for (const b of ['#turn-done', '#to-vote', '#go-on']) if (q(b)) return ['button', b];
+  if (q('#countdown-start')) return ['countdown'];
+  return ['wait'];
+})()"""
+LOG_LENGTH = "JSON.stringify(window.__onephone.record()?.log?.length ?? -1)"
+
+
+def _until_js(page, expr: str, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not page.js(expr):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def setup_by_taps(page, names: list[str], preset: str) -> None:
+    """The setup screen filled in as a person would: the names typed, the game chosen,
+    "start" tapped; until the table's first screen."""
+    while page.count(".name-input") < len(names):
+        page.click("#add-player")
+    for i, name in enumerate(names):
+        page.fill(f".name-row:nth-child({i + 1}) .name-input", name)
+    page.js("(() => { const el = document.querySelector('#opt-preset'); el.value = args[0];"
+            " el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()", preset)
+    _until_js(page, f"document.querySelector('#opt-preset').value === {preset!r}", "the preset")
+    page.click("#start")
+    _until_js(page, "document.querySelector('.onephone-play')", "the game's first screen")
+
+
+def step_by_taps(page) -> str:
+    """Do the one thing the screen asks for, by taps; return what it was ("end" at the end)."""
+    sit = page.js(ONEPHONE_SCREEN)
+    what = sit[0]
+    if what in ("end", "wait"):
+        if what == "wait":
+            time.sleep(0.05)
+        return what
+    if what == "pass":
+        page.click("#pass-confirm")
+        return "pass"
+    if what == "private":
+        _, kind, grid, need, card = sit
+        if kind == "guess":
+            page.fill("#guess-input", "zzzz")
+            page.click("#guess-send")
+            return "guess"
+        for i in range(min(grid, need)):
+            page.click(f".pick-grid .avatar:nth-child({i + 1})")
+        if card:
+            # A tap shows the card for a moment (web/js/card.js): the player looks.
+            page.click("#secret-card")
+            _until_js(page, "document.querySelector('#secret-card.revealed')", "the card shown")
+        # The core may answer asynchronously (a card's `seen`): the screen moves on.
+        page.js("(() => { document.querySelector('[data-private]').setAttribute('data-stale', '1');"
+                " return true; })()")
+        page.click("#private-done")
+        _until_js(page, "!document.querySelector('[data-stale]')", f"past the {kind} screen")
+        return kind
+    if what == "button":
+        page.click(sit[1])
+        return {"#turn-done": "turn", "#to-vote": "ready", "#go-on": "go_on"}[sit[1]]
+    # The vote: the 3-2-1 in real time, then one tap on the most voted.
+    page.click("#countdown-start")
+    _until_js(page, "document.querySelector('.pick-grid .avatar, #word-keep')", "the ballot",
+              timeout=10)
+    if page.count("#word-keep"):
+        page.click("#word-keep")
+        return "vote"
+    page.click(".pick-grid .avatar:nth-child(1)")
+    if page.count("#vote-confirm"):   # the werewolf nomination: two places
+        page.click(".pick-grid .avatar:nth-child(2)")
+        page.click("#vote-confirm")
+    return "vote"
+
+
+def play_by_taps(page, timeout: float = 150.0, log=None) -> list[str]:
+    """Play the one-phone game on `page` to its end screen, by taps (bounded by `timeout`)."""
+    log = log or (lambda what: None)
+    done: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = page.js(LOG_LENGTH)
+        what = step_by_taps(page)
+        if what != "wait":
+            done.append(what)
+            log(what)
+        if what == "end":
+            return done
+        if what in ("turn", "ready", "vote", "guess", "go_on"):
+            _until_js(page, f"{LOG_LENGTH} !== {before!r} || document.querySelector('#end')",
+                      f"the core's answer to {what}")
+    raise AssertionError(f"no end screen in {timeout} s: {done[-30:]}")
+
+
+def same_bytes_offline(page) -> dict:
+    """The game the page played, replayed by CPython's core to the same bytes, over."""
+    record = page.js("window.__onephone.record()")
+    browser_bytes = page.js("window.__onephone.stateBytes()").encode("utf-8")
+    assert replay_bytes(record) == browser_bytes
+    assert json.loads(browser_bytes)["phase"] == "over"
+    return record

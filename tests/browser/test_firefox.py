@@ -18,7 +18,7 @@ from client.rtc_peer import Syllables
 from tests.browser.bot_thread import BotThread
 from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
 from tests.browser.harness import SCREENS, i18n, wait_until
-from tests.browser.onephone import OFFLINE_BUILD
+from tests.browser.onephone import OFFLINE_BUILD, play_by_taps, same_bytes_offline, setup_by_taps
 from tests.browser.page_game import Timeline, play_intruso_page, quick_table
 from tests.e2e.spectrum import tone_db_robust
 from tests.support.server_proc import ServerProc
@@ -118,9 +118,12 @@ def test_firefox_voice_both_ways_and_a_whole_game(server, ff):
         bots.stop()
 
 
-def test_firefox_onephone_page_offline(tmp_path, ff):
+def test_firefox_onephone_page_offline_whole_game(tmp_path, ff):
     """The one-phone page in Firefox: kept for offline use, then served by its service
-    worker alone once the server is gone, up to a game's first screen."""
+    worker alone once the server is gone, and a whole game of Impostore (Classica, three
+    players) played on it by real taps to its end screen: the phone passed, each card
+    shown by a tap, the spoken turns, the vote's real 3-2-1 and the table's tap. CPython's
+    core replays the page's record to the same bytes."""
     if not (OFFLINE_BUILD / "manifest.json").is_file():
         pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
     log = Timeline("firefox offline")
@@ -138,5 +141,11 @@ def test_firefox_onephone_page_offline(tmp_path, ff):
     wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
                timeout=120, what="the one-phone page offline")
     assert ff.count("#opt-preset option") >= 3
-    log("played offline")
+    log("setup screen offline")
+    setup_by_taps(ff, ["Ada", "Bruno", "Carla"], "classica")
+    steps = play_by_taps(ff)
+    assert {"pass", "card", "turn", "vote"} <= set(steps), steps
+    assert ff.js("document.querySelector('#outcome')?.dataset.outcome") in ("innocents", "impostors")
+    log(f"end screen offline: {' '.join(steps)}")
+    same_bytes_offline(ff)
     assert not ff.errors, ff.errors

@@ -25,6 +25,14 @@ DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
 XVFB = shutil.which("Xvfb") or "/usr/bin/Xvfb"
 MINIBROWSER = next((str(p) for p in Path("/usr/lib").glob("*/webkit2gtk-4.*/MiniBrowser")), "")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+# Collects the document's uncaught errors and unhandled promise rejections.
+ERROR_TRAP = """(() => {
+  if (window.__wkErrors) return true;
+  window.__wkErrors = [];
+  addEventListener("error", (e) => window.__wkErrors.push(String(e.message || e.error)));
+  addEventListener("unhandledrejection", (e) => window.__wkErrors.push("unhandled: " + String(e.reason)));
+  return true;
+})()"""
 
 
 def available() -> bool:
@@ -100,10 +108,22 @@ class WebKit:
 
     # ---- the page ----
     def goto(self, url: str) -> None:
+        """Open `url`, then trap the document's uncaught errors (see `errors`)."""
         self.cmd("POST", "/url", {"url": url}, timeout=90)
+        self.js(ERROR_TRAP)
+
+    @property
+    def errors(self) -> list[str]:
+        """The page's uncaught errors and unhandled rejections since `goto`. (Classic
+        WebDriver has no log of them and no script that runs before the page's own: the
+        trap is set once the page loaded, which for this single-page app is before any
+        room or game screen is drawn.)"""
+        return self.js("window.__wkErrors || []")
 
     def js(self, expr: str, *args) -> Any:
-        return self.cmd("POST", "/execute/sync", {"script": f"return ({expr});", "args": list(args)})
+        """The value of `expr` (`args` as args[0..], as in tests/browser/firefox.py)."""
+        return self.cmd("POST", "/execute/sync",
+                        {"script": f"const args = arguments; return ({expr});", "args": list(args)})
 
     def state(self, expr: str) -> Any:
         return self.js(f"(() => {{ if (!window.__sussurro) return null; const s = window.__sussurro.state; "
@@ -128,7 +148,15 @@ class WebKit:
         self.find(selector, timeout)
 
     def click(self, selector: str) -> None:
-        self.cmd("POST", f"/element/{self.find(selector)}/click")
+        """A real click on the first visible match; found again (at most twice) when the
+        page redrew it between the look and the click (a view's update redraws a region)."""
+        for attempt in range(3):
+            try:
+                self.cmd("POST", f"/element/{self.find(selector)}/click")
+                return
+            except RuntimeError as err:
+                if "stale" not in str(err) or attempt == 2:
+                    raise
 
     def fill(self, selector: str, text: str) -> None:
         eid = self.find(selector)
@@ -136,10 +164,10 @@ class WebKit:
         self.cmd("POST", f"/element/{eid}/value", {"text": text})
 
     def text(self, selector: str) -> str:
-        return self.js("document.querySelector(arguments[0])?.innerText ?? null", selector)
+        return self.js("document.querySelector(args[0])?.innerText ?? null", selector)
 
     def count(self, selector: str) -> int:
-        return self.js("document.querySelectorAll(arguments[0]).length", selector)
+        return self.js("document.querySelectorAll(args[0]).length", selector)
 
     def close(self) -> None:
         try:
