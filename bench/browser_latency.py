@@ -628,6 +628,16 @@ def join_listening(page, url: str, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
+    """The bench in a temporary dir (the server's database, the browsers' profiles, the
+    PulseAudio daemon's runtime dir), removed afterwards."""
+    tmp = Path(tempfile.mkdtemp(prefix="browser_latency_"))
+    try:
+        return _run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, tmp: Path) -> dict:
     import httpx
 
     from client.bot import Bot
@@ -638,7 +648,6 @@ def run(args: argparse.Namespace) -> dict:
     from tests.support.server_proc import ServerProc
 
     restrict_host_addresses(["127.0.0.1"])
-    tmp = Path(tempfile.mkdtemp(prefix="browser_latency_"))
     source = Bursts(every=args.every)
     result: dict = {"seconds": args.seconds, "receiver": args.receiver,
                     "load_avg_1min_start": round(os.getloadavg()[0], 2)}
