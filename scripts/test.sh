@@ -32,6 +32,10 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)
     systemctl disable --now coturn redis-server >/dev/null 2>&1 || true
   fi
 fi
+# PulseAudio for the latency bench's Firefox page (and its null-sink test): scripts/bench_setup.sh.
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  ./scripts/bench_setup.sh || echo "warning: pulseaudio could not be installed; its test will skip"
+fi
 .venv/bin/ruff check .
 # Two stages: every test but the solo ones on two workers, then the solo ones (real-time
 # voice in several browser pages, see tests/conftest.py) one at a time, alone on the machine.
