@@ -14,8 +14,7 @@ import { narrationText } from "../narrator.js";
 import { ring } from "../ring.js";
 import * as session from "../session.js";
 import { state } from "../state.js";
-import { clueBoard } from "./board.js";
-import { eveningPanel, gamePoints } from "./podium.js";
+import { eveningPanel } from "./podium.js";
 
 // Each engine's phase names live under its own i18n prefix.
 const PHASE_PREFIX = { undercover: "phase", impostor: "imp.phase", werewolf: "lupi.phase" };
@@ -30,19 +29,47 @@ function outPlayers(view) {
   return new Set([...(view.eliminations || []), ...(view.deaths || [])].map((e) => e.player));
 }
 
-function seat(p, view, out) {
+/** The clues of the last rounds (two at a full table, three else), each player's on their
+ *  own seat: the board of a 16-seat table then fits the screen (issue 31, item 13). */
+function cluesBy(clues, crowd) {
+  const keep = crowd ? 2 : 3;
+  const rounds = [...new Set((clues || []).map((c) => c.round))].sort((a, b) => a - b).slice(-keep);
+  const by = new Map();
+  for (const c of clues || []) {
+    if (!rounds.includes(c.round)) continue;
+    if (!by.has(c.player)) by.set(c.player, []);
+    by.get(c.player).push(c);
+  }
+  return by;
+}
+
+function seatClues(list, view) {
+  if (!list || !list.length) return null;
+  return h("ol", { class: "tv-clues" }, list.map((c) => h("li", {
+    class: `tv-clue ${c.skipped ? "skipped" : ""} ${c.round === view.round ? "now" : ""}`, "data-round": c.round,
+  },
+  h("span", { class: "tv-clue-round", title: t("game.round", { n: c.round }) }, String(c.round)),
+  h("span", { class: "clue-text" }, c.skipped ? t("board.skipped") : c.text))));
+}
+
+function seat(p, view, out, clues) {
   const counts = view.vote_counts || {};
   const n = counts[p.id];
   const dead = p.alive === false || out.has(p.id);
   const classes = ["tv-seat", "avatar", dead ? "out" : "", view.turn === p.id ? "turn" : "",
     (view.nominees || []).includes(p.id) ? "nominee" : ""].filter(Boolean).join(" ");
-  return h("li", { class: classes, "data-pid": p.id },
-    face({ ...(state.room?.players?.find((r) => r.id === p.id) || {}), ...p }, 132),
-    h("span", { class: "tv-name" }, p.name || nameOf(p.id)),
+  const badges = [
     dead ? h("span", { class: "tv-badge tv-out" }, t("tv.out")) : null,
     p.revealed_role ? h("span", { class: "tv-badge" }, roleName(p.revealed_role, view.preset)) : null,
     p.voted ? h("span", { class: "tv-badge tv-voted", "aria-label": t("tv.voted") }, "✓") : null,
-    typeof n === "number" ? h("span", { class: "tv-badge tv-votes", "data-votes": n }, t("tv.votes", { n })) : null);
+    // Only who got votes: sixteen "0 votes" would hide the ones that matter.
+    n > 0 ? h("span", { class: "tv-badge tv-votes", "data-votes": n }, t("tv.votes", { n })) : null,
+  ].filter(Boolean);
+  return h("li", { class: classes, "data-pid": p.id },
+    face({ ...(state.room?.players?.find((r) => r.id === p.id) || {}), ...p }, 132),
+    h("span", { class: "tv-name" }, p.name || nameOf(p.id)),
+    badges.length ? h("span", { class: "tv-badges" }, badges) : null,
+    clues ? seatClues(clues.get(p.id), view) : null);
 }
 
 /** A full table (more than 8 seats) gets smaller seats, so all 16 fit the screen. */
@@ -84,25 +111,40 @@ function endPanel(view) {
   const r = view.result || {};
   const winners = new Set(r.winners || []);
   const rows = Array.isArray(r.players) ? r.players : [];
+  const points = r.points || {};
+  // Each player's role, word and this game's points on one line, in columns: 16 of them
+  // and the evening's podium fit the screen (issue 31, item 13).
+  const title = t("tv.winners", { names: [...winners].map(nameOf).join(", ") || t("end.nobody") });
   return h("section", { class: "tv-end", id: "tv-end" },
-    h("h1", { class: "tv-title" }, t("tv.winners", { names: [...winners].map(nameOf).join(", ") || t("end.nobody") })),
-    h("div", { class: "tv-words", id: "tv-words" }, endWords(view)),
-    h("ul", { class: "tv-roles" }, rows.map((p) => h("li", { class: winners.has(p.id) ? "winner" : "", "data-pid": p.id },
+    h("h1", { class: `tv-title ${winners.size > 3 ? "long" : ""}` }, title),
+    h("div", { class: "tv-end-body" },
+      h("ul", { class: "tv-roles", id: "tv-roles" }, rows.map((p) => h("li", {
+        class: winners.has(p.id) ? "winner" : "", "data-pid": p.id,
+        ...(typeof points[p.id] === "number" ? { "data-points": points[p.id] } : {}),
+      },
       h("span", { class: "avatar" }, face({ id: p.id, name: nameOf(p.id), ...(state.room?.players?.find((x) => x.id === p.id) || {}) }, 56)),
-      h("strong", {}, nameOf(p.id)), " ", roleName(p.role, view.preset), p.word ? ` · ${p.word}` : ""))),
-    h("div", { class: "tv-evening" }, gamePoints(r), eveningPanel()));
+      h("span", { class: "tv-role-text" }, h("strong", {}, nameOf(p.id)),
+        h("span", {}, roleName(p.role, view.preset), p.word ? ` · ${p.word}` : ""),
+        typeof points[p.id] === "number" ? h("span", { class: "tv-points" }, ` · ${t("evening.points", { n: points[p.id] })}`) : null)))),
+      h("div", { class: "tv-end-side" },
+        h("div", { class: "tv-words", id: "tv-words" }, endWords(view)),
+        eveningPanel())));
 }
 
 function gamePanel(view) {
   const out = outPlayers(view);
   const turn = view.turn ? t("tv.turn", { name: nameOf(view.turn) }) : null;
   const narration = narrationText(view);  // the werewolf's moderator lines, if any
-  return [
-    h("section", { class: "tv-main" },
-      turn || narration.length ? h("p", { class: "tv-now", id: "tv-now" }, turn || narration.join(" ")) : null,
-      h("ul", { class: tableClass(view.players), id: "tv-table" }, (view.players || []).map((p) => seat(p, view, out)))),
-    view.clues ? h("aside", { class: "tv-board", id: "tv-board" }, clueBoard(view.clues, view)) : null,
-  ];
+  // The clue board is drawn on the seats: each player's clues under their face.
+  const n = (view.players || []).length;
+  const clues = view.clues ? cluesBy(view.clues, n > 8) : null;
+  return h("section", { class: "tv-main" },
+    turn || narration.length ? h("p", { class: "tv-now", id: "tv-now" }, turn || narration.join(" ")) : null,
+    view.clues && !view.clues.length ? h("p", { class: "tv-hint", id: "tv-board" }, t("board.empty")) : null,
+    // With clues, the seats stand in two rows: each seat's column is as wide as it can be.
+    h("ul", { class: `${tableClass(view.players)}${clues ? " tv-with-clues" : ""}`, id: "tv-table",
+      ...(clues ? { "data-cols": Math.min(8, Math.max(3, Math.ceil(n / 2))) } : {}) },
+      (view.players || []).map((p) => seat(p, view, out, clues))));
 }
 
 export function mountTv(root) {
