@@ -118,7 +118,7 @@ async function showSetup() {
   const ev = store.evening;
   const evening = await eveningNow();
   show("setup", () => mountSetup(root, store.setup, {
-    evening: evening ? eveningCard(evening, namesOf(ev.players || [])) : null,
+    evening: () => (evening ? eveningCard(evening, namesOf(ev.players || [])) : null),
     onStart: startGame,
   }));
 }
@@ -172,7 +172,10 @@ async function boot() {
   onLangChange(() => {
     topbar();
     drawStatus();
-    if (screenName === "play" || screenName === "end") resume();
+    // The screen redrawn where it is: the names typed, the card held, the seer's
+    // answer, the countdown stay (a new mount would send the phone back to "pass to").
+    if (screen?.redraw) screen.redraw();
+    else if (screenName === "play" || screenName === "end") resume();
     else if (screenName === "setup") showSetup();
   });
   const t0 = performance.now();
