@@ -9,14 +9,20 @@ pass-the-phone screen, the card hidden and held, each private choice (Cupido's p
 Giudice's and the night's rounds of the phone, the seer's answer, the guess), every phase
 of the table with its own control (the clue turns, the talk, the vote's call, its 3-2-1,
 the tap on the most voted and the tie), "see a card again", the end screen with the
-evening. Each stop is looked at:
+evening. The table's votes steer Intruso to the screens a plain game may skip (a tie
+twice for the Giudice's round, the Fantasma's guess, the Vendicatore's pick). Each stop
+is looked at:
 
 - in it, fr and en, each at 360x640 and 390x844: no sideways overflow, no control under
-  44x44 CSS px without the room around it (screens_check.phone_problems), and a
-  screenshot into test-artifacts/gallery/onephone-SIZE/ (index.html lists them);
+  44x44 CSS px without the room around it (screens_check.phone_problems), no player's
+  name cut short in the table's grids or the evening's standings;
 - axe-core once per language, at one of the two sizes, turning from stop to stop (its
   rules read the markup, colours and names, which the width does not change): no serious
-  or critical violation.
+  or critical violation; there too a screenshot into test-artifacts/gallery/onephone-SIZE/
+  (index.html lists them): every screen in the three languages, over both sizes.
+
+Checking all six (language, size) pairs is cheap; axe and the screenshots are what cost,
+so they are taken three times a screen, not six (the whole walk stays near 90 s).
 
 The language is changed on the screen itself (the topbar's select), as a player would:
 the screen must stay the one it was (the phone's place in the round is not lost).
@@ -31,6 +37,7 @@ import time
 
 import pytest
 
+import game
 from tests.browser.onephone import COUNTDOWN_MS, launch, wait_js, wait_playable
 from tests.browser.screens_check import Gallery, axe_problems, axe_source, phone_problems, report
 from tests.browser.test_offline import built  # noqa: F401 (the fixture)
@@ -72,6 +79,13 @@ SIGNATURE_JS = """() => {
 }"""
 
 
+# A player's name cut short in the table's grids: two "Marie-Jos…" cannot be told apart
+# when the table taps the most voted (the page takes names of up to 20 characters).
+NAMES_CUT_JS = """() => [...document.querySelectorAll('.grid .pname, #evening .pname')]
+  .filter((e) => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => `name cut: "${e.textContent}" ${e.scrollWidth} px in ${e.clientWidth}`)"""
+
+
 @pytest.fixture(scope="module")
 def onephone(pw, tmp_path_factory, built):  # noqa: F811
     tmp = tmp_path_factory.mktemp("opwalk")
@@ -101,6 +115,9 @@ class Walk:
         self.problems: dict[str, list[str]] = {}
         self.seen: list[str] = []
         self.looks = 0
+        # The table's ballot number n -> a seat id (the most voted), a list (a tie between
+        # them) or None (the first name): to steer the game to screens a plain game skips.
+        self.vote = None
 
     def signature(self) -> str:
         return self.page.evaluate(SIGNATURE_JS)
@@ -114,7 +131,7 @@ class Walk:
         # A new screen may be a flash on the way (the table's screen while the core
         # passes a night's time by itself): looked at only once it stays.
         while True:
-            time.sleep(0.25)
+            time.sleep(0.15)
             if (now := self.signature()) == sig:
                 break
             sig = now
@@ -130,12 +147,12 @@ class Walk:
                 # sticky topbar lies over the controls under it.
                 self.page.evaluate("window.scrollTo(0, 0)")
                 name = f"{self.engine}-{n:02d}-{sig}-{lang}"
-                found = phone_problems(self.page)
-                # axe once per language, at the sizes in turn.
+                found = phone_problems(self.page) + self.page.evaluate(NAMES_CUT_JS)
+                # axe and the photograph once per language, at the sizes in turn.
                 if (n + i) % len(SIZES) == list(SIZES).index(size):
                     found += axe_problems(self.page, self.axe)
+                    self.galleries[size].shot(self.page, name)
                 self.problems[f"{name}@{size}"] = found
-                self.galleries[size].shot(self.page, name)
                 self.looks += 1
 
     def _set_lang(self, lang: str, sig: str, hold) -> None:
@@ -183,6 +200,7 @@ def play(walk: Walk, max_steps: int = 400) -> None:
     """Play the game to its end screen, looking at every screen on the way."""
     page = walk.page
     again_done = False
+    votes = 0
     for _ in range(max_steps):
         walk.look()
         if page.locator("#end").count():
@@ -239,15 +257,30 @@ def play(walk: Walk, max_steps: int = 400) -> None:
                 page.click("#word-keep")
                 _moved(page, before)
                 continue
+            votes += 1
+            picks = walk.vote(votes) if walk.vote else None
+            tie = isinstance(picks, list)
             if page.locator("#tie-toggle").count():
                 page.click("#tie-toggle")     # a tie: every tied name, then confirm
                 walk.look()
-                page.click("#tie-toggle")
+                if not tie:
+                    page.click("#tie-toggle")
             grid = page.locator(".pick-grid .avatar")
-            grid.first.click()
-            if page.locator("#vote-confirm").count():   # the nomination: two places
-                grid.nth(1).click()
+            named = [pid for pid in (picks if tie else [picks] if picks else [])
+                     if page.locator(f".pick-grid .avatar[data-pid='{pid}']").count()]
+            if len(named) < (2 if tie else 1):
+                tie, picks = False, None      # not on this ballot: the first name
+            if tie:
+                for pid in picks:
+                    page.click(f".pick-grid .avatar[data-pid='{pid}']")
                 page.click("#vote-confirm")
+            elif picks:
+                page.click(f".pick-grid .avatar[data-pid='{picks}']")
+            else:
+                grid.first.click()
+                if page.locator("#vote-confirm").count():   # the nomination: two places
+                    grid.nth(1).click()
+                    page.click("#vote-confirm")
             _moved(page, before)
             continue
         time.sleep(0.1)
@@ -272,6 +305,31 @@ def _finish(walk: Walk, errors: list[str], must: set[str]) -> None:
     assert not report(walk.problems), report(walk.problems)
 
 
+def seats(page) -> dict[str, tuple[str, str | None, bool]]:
+    """Each seat's (role, power, alive) now, from the page's record replayed by CPython."""
+    r = page.evaluate("window.__onephone.record()")
+    st = game.replay(r["preset"], r["options"], r["seed"], r["players"], r["log"],
+                     started_at=r["started_at"], words=r["words"])
+    return {pl.id: (pl.role, getattr(pl, "power", None), pl.alive) for pl in st.players}
+
+
+def _intruso_votes(page):
+    """First a tie of two plain Civili, twice (the revote's tie is the Giudice's: a round
+    of the phone), then the Fantasma out (its last guess), the Vendicatore (its pick), then the first name."""
+    def vote(n: int):
+        now = seats(page)
+        plain = [pid for pid, (role, power, alive) in now.items() if alive and role == "civile" and not power]
+        judge = any(alive and power == "giudice" for _, power, alive in now.values())
+        ghost = [pid for pid, (role, _, alive) in now.items() if alive and role == "fantasma"]
+        if n <= 2 and judge and len(plain) >= 2:   # a tie, and a tie again at the revote
+            return plain[:2]
+        if ghost:
+            return ghost[0]
+        avenger = [pid for pid, (_, power, alive) in now.items() if alive and power == "vendicatore"]
+        return avenger[0] if avenger else None   # its pick of who goes with it
+    return vote
+
+
 def _undercover(page) -> None:
     page.select_option("#opt-fantasmi", "1")
     wait_js(page, "document.querySelector('#opt-fantasmi').value === '1'")
@@ -286,11 +344,14 @@ def test_intruso_every_screen_fits_a_phone(onephone, axe):
     Fantasma), every screen at 360x640 and 390x844 in it/fr/en, axe-core."""
     page, errors = onephone
     walk = Walk(page, axe, "intruso")
+    walk.vote = _intruso_votes(page)
     setup(walk, NAMES, "intruso", _undercover)
     play(walk)
     _finish(walk, errors, {"setup", "pass", "private-card", "private-card-held", "private-card-pick",
                            "table-clues-turn-done", "table-vote-countdown-start",
-                           "table-vote-pick-grid", "again-who", "again-confirm", "end"})
+                           "table-vote-pick-grid", "table-vote-vote-confirm", "private-secret-pick",
+                           "private-secret-answer", "private-guess", "private-avenge-pick",
+                           "again-who", "again-confirm", "end"})
 
 
 def test_impostore_every_screen_fits_a_phone(onephone, axe):
