@@ -15,7 +15,8 @@ is looked at:
 
 - in it, fr and en, each at 360x640 and 390x844: no sideways overflow, no control under
   44x44 CSS px without the room around it (screens_check.phone_problems), no player's
-  name cut short in the table's grids or the evening's standings;
+  name cut short in the table's grids or the evening's standings, no "null",
+  "undefined" or i18n key drawn as text;
 - axe-core once per language, at one of the two sizes, turning from stop to stop (its
   rules read the markup, colours and names, which the width does not change): no serious
   or critical violation; there too a screenshot into test-artifacts/gallery/onephone-SIZE/
@@ -86,6 +87,19 @@ NAMES_CUT_JS = """() => [...document.querySelectorAll('.grid .pname, #evening .p
   .map((e) => `name cut: "${e.textContent}" ${e.scrollWidth} px in ${e.clientWidth}`)"""
 
 
+# A missing value drawn as text ("null", "undefined", "NaN", a key for want of a string).
+STRAY_JS = r"""() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const text = n.textContent.trim();
+    if (/^(null|undefined|NaN|\[object Object\])$|\b(null|undefined)\b|^[a-z_]+\.[a-z_.]+$/.test(text)
+        && n.parentElement.getClientRects().length) out.push(`stray text: "${text.slice(0, 40)}"`);
+  }
+  return out;
+}"""
+
+
 @pytest.fixture(scope="module")
 def onephone(pw, tmp_path_factory, built):  # noqa: F811
     tmp = tmp_path_factory.mktemp("opwalk")
@@ -147,7 +161,8 @@ class Walk:
                 # sticky topbar lies over the controls under it.
                 self.page.evaluate("window.scrollTo(0, 0)")
                 name = f"{self.engine}-{n:02d}-{sig}-{lang}"
-                found = phone_problems(self.page) + self.page.evaluate(NAMES_CUT_JS)
+                found = (phone_problems(self.page) + self.page.evaluate(NAMES_CUT_JS)
+                         + self.page.evaluate(STRAY_JS))
                 # axe and the photograph once per language, at the sizes in turn.
                 if (n + i) % len(SIZES) == list(SIZES).index(size):
                     found += axe_problems(self.page, self.axe)

@@ -31,7 +31,8 @@ export function mountSetup(root, saved, { onStart, evening }) {
    *  chosen (`s`) stay as they are. */
   function draw() {
     msg.textContent = "";
-    el.replaceChildren(
+    // (replaceChildren would draw a null as the text "null": no evening yet is left out.)
+    el.replaceChildren(...[
       h("section", { class: "hero" },
         h("h1", {}, t("offline.title")),
         h("p", { class: "tagline" }, t("offline.tagline"))),
@@ -39,7 +40,8 @@ export function mountSetup(root, saved, { onStart, evening }) {
       h("section", { class: "card" }, h("h2", {}, t("offline.players")), namesEl),
       h("section", { class: "card settings" }, h("h2", {}, t("lobby.settings")), rulesEl),
       msg,
-      h("button", { class: "btn btn-primary btn-big", id: "start", onclick: () => start() }, t("offline.start")));
+      h("button", { class: "btn btn-primary btn-big", id: "start", onclick: () => start() }, t("offline.start")),
+    ].filter(Boolean));
     drawNames();
     drawRules();
   }
