@@ -2,8 +2,8 @@
 it offers, checked the way tests/browser/test_screen_walk.py checks the room's.
 
 One Chromium page, one start of Pyodide: a whole game of each engine is played on it
-(Intruso with Cupido, Vendicatore, Giudice and a Fantasma; Impostore's Classica with a
-"Non conosco la parola"; Lupi Mannari with the seer and a wolf), and the walk stops at
+(Intruso with Cupido, Vendicatore, Giudice and a Fantasma; Impostore's Classica in free
+turns with a "Non conosco la parola"; Lupi Mannari with the seer and a wolf), and the walk stops at
 every screen it has not met yet in that engine: the setup with that game's options, the
 pass-the-phone screen, the card hidden and held, each private choice (Cupido's pair, the
 Giudice's and the night's rounds of the phone, the seer's answer, the guess), every phase
@@ -370,17 +370,19 @@ def test_intruso_every_screen_fits_a_phone(onephone, axe):
 
 
 def test_impostore_every_screen_fits_a_phone(onephone, axe):
-    """Issue 31 section 4: Impostore (Classica) on one phone, with "Non conosco la parola"
-    voted aloud: every screen at both phone sizes in it/fr/en, axe-core."""
+    """Issue 31 section 4: Impostore (Classica, free turns) on one phone, with "Non conosco
+    la parola" voted aloud: every screen at both phone sizes in it/fr/en, axe-core."""
     page, errors = onephone
     walk = Walk(page, axe, "impostore")
-    setup(walk, NAMES[:5], "classica")
+    # Free turns: the app says who starts and the order (the called turns are Intruso's).
+    setup(walk, NAMES[:5], "classica", lambda p: p.select_option("#opt-turns", "free"))
     page.click("#pass-confirm")
     page.click("#ask-word")
     page.wait_for_selector("#asked-note")
     play(walk)
     _finish(walk, errors, {"setup", "pass", "private-card", "private-card-held", "private-guess",
-                           "table-word_vote-word-keep", "table-vote-pick-grid", "end"})
+                           "table-word_vote-word-keep", "table-clues-to-vote", "table-vote-pick-grid",
+                           "end"})
 
 
 def test_lupi_every_screen_fits_a_phone(onephone, axe):
