@@ -143,10 +143,12 @@ class Walk:
         if sig in self.seen:
             return
         # A new screen may be a flash on the way (the table's screen while the core
-        # passes a night's time by itself): looked at only once it stays.
+        # passes a night's time by itself): looked at once the core has answered
+        # every call and the screen stays.
         while True:
-            time.sleep(0.15)
-            if (now := self.signature()) == sig:
+            wait_js(self.page, "!window.__onephone.busy", step=0.05)
+            time.sleep(0.05)
+            if (now := self.signature()) == sig and not self.page.evaluate("window.__onephone.busy"):
                 break
             sig = now
         if sig in self.seen:

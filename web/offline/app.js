@@ -6,7 +6,7 @@ import { h } from "/static/js/dom.js";
 import { errorText } from "/static/js/errors.js";
 import { LANGS, getLang, initialLang, loadAll, onLangChange, setLang, t } from "/static/js/i18n.js";
 import { setCatalog } from "/static/js/options.js";
-import { call, lastCallMs, startCore } from "./core.js";
+import { call, inFlight, lastCallMs, startCore } from "./core.js";
 import { endScreen, eveningCard } from "./end.js";
 import { mountPlay } from "./play.js";
 import { mountSetup } from "./setup.js";
@@ -219,6 +219,7 @@ window.__onephone = {
   get screen() { return screenName; },
   get offline() { return { ...offline }; },
   get timings() { return { ...timings }; },
+  get busy() { return inFlight() > 0; },
   get said() { return [...said]; },
   record: () => store.game?.record || null,
   stateBytes: () => call("state_bytes"),
