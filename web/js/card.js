@@ -24,9 +24,9 @@ export function secretCard(view) {
 export function heldCard(face) {
   const secret = h("div", { class: "secret-face", "aria-hidden": "true" }, face);
   const cover = h("div", { class: "secret-cover" }, icon("eye", 28), h("span", {}, t("card.hold")));
-  const el = h("button", {
-    type: "button", class: "secret-card", id: "secret-card", "aria-label": t("card.hold"),
-  }, cover, secret);
+  // Named by what it shows ("hold to see", then the card while held): an aria-label
+  // would hide the card's words from its name (axe: label-content-name-mismatch).
+  const el = h("button", { type: "button", class: "secret-card", id: "secret-card" }, cover, secret);
   const show = () => { el.classList.add("revealed"); secret.setAttribute("aria-hidden", "false"); };
   const hide = () => { el.classList.remove("revealed"); secret.setAttribute("aria-hidden", "true"); };
   // A tap shows it for a moment too, for players who do not think to hold.

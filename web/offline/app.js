@@ -6,7 +6,7 @@ import { h } from "/static/js/dom.js";
 import { errorText } from "/static/js/errors.js";
 import { LANGS, getLang, initialLang, loadAll, onLangChange, setLang, t } from "/static/js/i18n.js";
 import { setCatalog } from "/static/js/options.js";
-import { call, lastCallMs, startCore } from "./core.js";
+import { call, inFlight, lastCallMs, startCore } from "./core.js";
 import { endScreen, eveningCard } from "./end.js";
 import { mountPlay } from "./play.js";
 import { mountSetup } from "./setup.js";
@@ -118,7 +118,7 @@ async function showSetup() {
   const ev = store.evening;
   const evening = await eveningNow();
   show("setup", () => mountSetup(root, store.setup, {
-    evening: evening ? eveningCard(evening, namesOf(ev.players || [])) : null,
+    evening: () => (evening ? eveningCard(evening, namesOf(ev.players || [])) : null),
     onStart: startGame,
   }));
 }
@@ -172,7 +172,10 @@ async function boot() {
   onLangChange(() => {
     topbar();
     drawStatus();
-    if (screenName === "play" || screenName === "end") resume();
+    // The screen redrawn where it is: the names typed, the card held, the seer's
+    // answer, the countdown stay (a new mount would send the phone back to "pass to").
+    if (screen?.redraw) screen.redraw();
+    else if (screenName === "play" || screenName === "end") resume();
     else if (screenName === "setup") showSetup();
   });
   const t0 = performance.now();
@@ -216,6 +219,7 @@ window.__onephone = {
   get screen() { return screenName; },
   get offline() { return { ...offline }; },
   get timings() { return { ...timings }; },
+  get busy() { return inFlight() > 0; },
   get said() { return [...said]; },
   record: () => store.game?.record || null,
   stateBytes: () => call("state_bytes"),

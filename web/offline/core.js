@@ -27,6 +27,11 @@ export function lastCallMs() {
   return lastMs;
 }
 
+/** How many calls are waiting for the core's answer (the tests wait for none). */
+export function inFlight() {
+  return pending.size;
+}
+
 /** Call a function of the page's Python side (web/offline/sussurro_offline.py). */
 export function call(fn, args = {}) {
   return new Promise((resolve, reject) => {

@@ -551,6 +551,7 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
   draw();
   return {
     unmount() { clearInterval(timer); clock.run(false); },
+    redraw: draw,
     snapshot: () => snap,
   };
 }

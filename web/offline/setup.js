@@ -11,7 +11,8 @@ import { call } from "./core.js";
 const MIN = 3;
 const MAX = 16;
 
-/** `saved`: the last setup ({names, preset, options}); `onStart(setup)` starts a game. */
+/** `saved`: the last setup ({names, preset, options}); `onStart(setup)` starts a game;
+ *  `evening()`: the evening's card so far (or null), drawn in the language of the moment. */
 export function mountSetup(root, saved, { onStart, evening }) {
   const cat = getCatalog();
   const first = PRESETS.includes(saved?.preset) ? saved.preset : PRESETS[0];
@@ -23,16 +24,27 @@ export function mountSetup(root, saved, { onStart, evening }) {
   const msg = h("p", { class: "form-error", role: "alert", id: "setup-error" });
   const namesEl = h("div", { class: "names" });
   const rulesEl = h("div", { class: "rules" });
-  const el = h("div", { class: "screen onephone-setup" },
-    h("section", { class: "hero" },
-      h("h1", {}, t("offline.title")),
-      h("p", { class: "tagline" }, t("offline.tagline"))),
-    evening,
-    h("section", { class: "card" }, h("h2", {}, t("offline.players")), namesEl),
-    h("section", { class: "card settings" }, h("h2", {}, t("lobby.settings")), rulesEl),
-    msg,
-    h("button", { class: "btn btn-primary btn-big", id: "start", onclick: () => start() }, t("offline.start")));
+  const el = h("div", { class: "screen onephone-setup" });
   root.append(el);
+
+  /** Every text of the screen in the language now; the names typed and the rules
+   *  chosen (`s`) stay as they are. */
+  function draw() {
+    msg.textContent = "";
+    // (replaceChildren would draw a null as the text "null": no evening yet is left out.)
+    el.replaceChildren(...[
+      h("section", { class: "hero" },
+        h("h1", {}, t("offline.title")),
+        h("p", { class: "tagline" }, t("offline.tagline"))),
+      evening?.(),
+      h("section", { class: "card" }, h("h2", {}, t("offline.players")), namesEl),
+      h("section", { class: "card settings" }, h("h2", {}, t("lobby.settings")), rulesEl),
+      msg,
+      h("button", { class: "btn btn-primary btn-big", id: "start", onclick: () => start() }, t("offline.start")),
+    ].filter(Boolean));
+    drawNames();
+    drawRules();
+  }
 
   function defaults(preset) {
     return { ...(cat.presets?.[preset]?.defaults || {}), one_phone: true };
@@ -98,7 +110,7 @@ export function mountSetup(root, saved, { onStart, evening }) {
     }
   }
 
-  drawNames();
-  drawRules();
-  return { unmount() {} };
+  draw();
+  // A change of language redraws the screen in place (a new mount would lose the names).
+  return { unmount() {}, redraw: draw };
 }
