@@ -50,6 +50,9 @@ Policy, in the order a frame meets it:
   came back within `gap_ticks` (200 ms). A speaker who never sent, or who
   stopped sending (muted mic, DTX), is not counted; `active` says whether
   the speaker sent anything in the last `idle_ticks` ticks.
+
+The queue keeps the policy; the splices (fades, concealment, cuts) are in
+audio/splice.py and the arrival delays' statistics in audio/arrival.py.
 """
 
 from __future__ import annotations
@@ -59,23 +62,15 @@ from collections import deque
 
 import numpy as np
 
+from audio.arrival import ArrivalDelays
 from audio.format import FRAME
+from audio.splice import ALIGN, FADE, conceal, crossfade, cut, flush
 
 __all__ = ["JitterQueue", "FADE"]
 
-FADE = 240  # 5 ms: long enough to be click-free, short enough to be unnoticed
-ALIGN = 240  # a cut may end up to 5 ms later, to match a pitch period of 200 Hz or more
-SILENT_POWER = 1e-5  # mean square of a pause (-50 dBFS): cut there without a sound lost
 HOLE_MEMORY = 250  # ticks (5 s): two underruns this close keep the queue a frame deeper
 PATIENCE = 6  # ticks the cuts of one excess may wait in all for a pause to be queued (0.12 s)
-SEGMENT = 10  # frames (0.2 s): arrival delays are summed up per segment (min, max)
-SEGMENTS = 25  # segments kept (5 s) besides the current one
-OUTLIERS = 3  # the worst segments left out: a stall once in a while is not jitter
-MARGIN = 0.1  # ticks (2 ms) of slack for the server's own scheduling
-RESYNC = 25.0  # ticks: a delay this far from the last one is a new sender clock
 TIMED_EXCESS = 0.5  # ticks of playout delay beyond the jitter's need before a cut
-_FADE_OUT = (0.5 * (1.0 + np.cos(np.pi * np.arange(FADE) / FADE))).astype(np.float32)
-_FADE_IN = (1.0 - _FADE_OUT).astype(np.float32)
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
 _SILENCE.flags.writeable = False
 SILENT_FRAME = _SILENCE  # what `pop` returns while nothing plays: the same array every time
@@ -114,15 +109,7 @@ class JitterQueue:
         self._waited = 0  # ticks the next cut has waited for a pause
         self._holes: deque[int] = deque(maxlen=2)  # ticks of the last two underruns
         # playout timing (push with since_pop and ts), in ticks
-        # arrival - media time, per segment of SEGMENT frames: (min, max) of the
-        # last SEGMENTS whole ones, and of the current one with its count
-        self._segs: deque[tuple[float, float]] = deque(maxlen=SEGMENTS)
-        self._seg = (0.0, 0.0)
-        self._seg_n = 0
-        self._last_d: float | None = None
-        self._last_at: float | None = None
-        self._spread: tuple[float, float] | None = None  # (low, high), cached
-        self._grid = 0.0  # ticks the pops moved earlier (regrid), in all
+        self._delays = ArrivalDelays()
         self._due: float | None = None  # the tick the pending talk spurt may start at
         self._head_ts: float | None = None  # media time of the pending spurt's first frame
         self._next_ts: float | None = None  # media time the next frame should have
@@ -228,34 +215,19 @@ class JitterQueue:
 
     # ---------------------------------------------------------------- helpers
 
-    def _continuation(self) -> np.ndarray:
-        # Mirror the last frame around its last sample: continuous in value,
-        # and with the same local slope magnitude, so fading it is click-free.
-        return self._last[-2 : -2 - FADE : -1]
-
     def _conceal(self) -> np.ndarray:
-        out = np.zeros(FRAME, dtype=np.float32)
-        out[:FADE] = self._continuation() * _FADE_OUT
+        out = conceal(self._last)
         self._last = out
         self._splice = True
         return out
 
     def _crossfade(self, frame: np.ndarray) -> np.ndarray:
-        out = frame.copy()
-        out[:FADE] = frame[:FADE] * _FADE_IN + self._continuation() * _FADE_OUT
-        return out
+        return crossfade(frame, self._last)
 
     def _flush_partial(self) -> None:
-        # The sender paused mid-frame: play what there is, then fade out a
-        # mirrored continuation of it (as on an underrun), then silence.
-        n = self._partial.size
-        out = np.zeros(FRAME, dtype=np.float32)
-        out[:n] = self._partial
-        # What the partial continues: the last frame played, unless a splice
-        # (fade-in) is pending, in which case only the partial itself.
-        played = self._partial if self._splice else np.concatenate([self._last, self._partial])
-        mirrored = np.pad(played, (0, FADE), mode="reflect")[played.size :]
-        out[n : n + FADE] = (mirrored * _FADE_OUT)[: FRAME - n]
+        # The sender paused mid-frame: play what there is, then fade it out. It
+        # continues the last frame played, unless a splice (fade-in) is pending.
+        out = flush(self._partial, None if self._splice else self._last)
         self._frames.append(out)
         self._flushed = out
         self._partial = np.zeros(0, dtype=np.float32)
@@ -308,7 +280,7 @@ class JitterQueue:
     def _best_offset(self) -> float:
         # The earliest workable playout offset (ticks): the first one at or after the
         # jitter's worst delay on the frames' own boundaries, plus a frame if chronic.
-        low, high = self._delay_spread()
+        low, high = self._delays.spread()
         return math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
 
     def _chronic(self) -> int:
@@ -320,27 +292,7 @@ class JitterQueue:
     def _timed(self, at: float, ts: float) -> None:
         # One whole frame arrived at tick time `at`, spoken at media time `ts`.
         d = at - ts
-        # Kept in the grid of the first tick: a `regrid` since then moved the ticks.
-        ds, ats = d - self._grid, at - self._grid
-        if self._last_d is not None and abs(ds - self._last_d) > RESYNC:
-            self._segs.clear()  # a new connection, or the RTP clock wrapped
-            self._seg_n = 0
-        # A frame right behind the previous one is part of a catch-up burst; a
-        # burst stays in one segment, so that it counts as one outlier.
-        burst = self._last_at is not None and ats - self._last_at < 0.5
-        self._last_d, self._last_at = ds, ats
-        if self._seg_n >= SEGMENT and not burst:
-            self._segs.append(self._seg)
-            self._seg_n = 0
-        if self._seg_n == 0:
-            self._seg = (ds, ds)
-            self._spread = None
-        else:
-            lo, hi = self._seg
-            if ds < lo or ds > hi:
-                self._seg = (min(lo, ds), max(hi, ds))
-                self._spread = None
-        self._seg_n += 1
+        self._delays.note(at, ts)
         if self._offset is not None and self._next_ts is not None and ts > self._next_ts + 0.5:
             # Frames lost on the way: the queue plays this one as early as the
             # first missing one would have been.
@@ -353,36 +305,15 @@ class JitterQueue:
             # The first frame of a talk spurt: the spurt's frames are played one
             # per tick from this one's, so it waits until the latest of them
             # (the worst delay seen) would still be in time.
-            low, high = self._delay_spread()
+            low, high = self._delays.spread()
             wait = min(max(0.0, high - d) + self._chronic(), self.max_frames - 1)
             self._due = at + wait
-
-    def _delay_spread(self) -> tuple[float, float]:
-        """(lowest delay, the jitter's worst delay + MARGIN) in ticks, over the last
-        5 s of talk: the worst delay of each segment, leaving out the OUTLIERS
-        worst segments (a sender's stall and its catch-up burst are one event,
-        kept in one segment, not jitter to wait for every time). With fewer than
-        SEGMENT delays known, a whole frame of jitter is assumed."""
-        if self._spread is None:
-            segs = list(self._segs)
-            if self._seg_n:
-                segs.append(self._seg)
-            low = min(lo for lo, _ in segs)
-            if len(self._segs) == 0 and self._seg_n < SEGMENT:
-                high = max(self._seg[1], low + 1.0)
-            else:
-                # (until more segments than outliers are known, none is left out)
-                highs = sorted((hi for _, hi in segs), reverse=True)
-                high = highs[OUTLIERS if len(highs) > OUTLIERS else 0]
-            self._spread = (low, high)
-        low, high = self._spread
-        return low + self._grid, high + self._grid + MARGIN
 
     def regrid(self, ticks: float) -> None:
         """The pops now come `ticks` periods earlier than the delays known so far
         assumed (the caller moved its tick grid): every delay counts that much
         longer, and a pending start waits that much more in ticks (the same time)."""
-        self._grid += ticks
+        self._delays.regrid(ticks)
         if self._due is not None:
             self._due += ticks
 
@@ -398,15 +329,15 @@ class JitterQueue:
             return 0.0  # a cut is under way: it alone takes the excess
         if self._offset - self._best_offset() >= TIMED_EXCESS:
             return 0.0  # a cut is due at the next pop: it alone takes the excess
-        low, high = self._delay_spread()
+        low, high = self._delays.spread()
         return self._offset - high - self._chronic()
 
     @property
     def jitter(self) -> float | None:
         """The arrival jitter the playout allows for, in frames (None without timing)."""
-        if self._last_d is None:
+        if self._delays.last_d is None:
             return None
-        low, high = self._delay_spread()
+        low, high = self._delays.spread()
         return high - low
 
     def _shed(self, want: int, silent_only: bool = False, keep: int | None = None) -> int | None:
@@ -419,33 +350,12 @@ class JitterQueue:
         # What must stay after the cut: the frames the queue plays from, and a whole fade.
         if keep is None:
             keep = max(FADE, self._floor() * FRAME)
-        base = max(want - ALIGN // 2, 1)
-        # (checked before joining the frames: a queue too short to cut may be empty)
-        align = min(ALIGN, len(self._frames) * FRAME + self._partial.size - keep - base)
-        if align < 0:
-            return 0
-        parts = [*self._frames, self._partial] if self._partial.size else list(self._frames)
-        flat = np.concatenate(parts)
-        # The quietest `base`-long window, on a 5 ms grid (the earliest on ties).
-        power = np.concatenate([[0.0], np.cumsum(flat.astype(np.float64) ** 2)])
-        starts = np.arange(0, flat.size - base - align - FADE + 1, FADE)
-        window = power[starts + base] - power[starts]
-        s = int(starts[np.argmin(window)])
-        if silent_only and window.min() > SILENT_POWER * base:
+        got = cut(self._frames, self._partial, want, keep, silent_only)
+        if got is None:
             return None
-        head = flat[s : s + FADE]
-        # End the cut where what follows looks most like the removed audio's start
-        # (normalised cross-correlation), so a voiced sound keeps its phase.
-        lag = 0
-        if align and np.dot(head, head) > 1e-8:
-            seg = flat[s + base : s + base + align + FADE - 1].astype(np.float64)
-            corr = np.correlate(seg, head.astype(np.float64), mode="valid")
-            energy = np.convolve(seg**2, np.ones(FADE), mode="valid")
-            lag = int(np.argmax(corr / np.sqrt(energy + 1e-12)))
-        tail = flat[s + base + lag :].copy()
-        tail[:FADE] = tail[:FADE] * _FADE_IN + head * _FADE_OUT
-        rest = np.concatenate([flat[:s], tail])
-        whole = rest.size // FRAME
-        self._frames = deque(rest[i * FRAME : (i + 1) * FRAME] for i in range(whole))
-        self._partial = rest[whole * FRAME :]
-        return base + lag
+        rest, removed = got
+        if rest is not None:
+            whole = rest.size // FRAME
+            self._frames = deque(rest[i * FRAME : (i + 1) * FRAME] for i in range(whole))
+            self._partial = rest[whole * FRAME :]
+        return removed

@@ -62,3 +62,23 @@ def test_the_import_map_sees_the_real_imports(tmp_path):
     run = _lint_imports(upside_down)
     assert run.returncode != 0
     assert "server" in run.stdout and "game" in run.stdout and "BROKEN" in run.stdout
+
+
+CLASS_LIMIT = 300  # DESIGN.md, "Inside the shell": a class fits in one head
+CLASS_PACKAGES = ("game", "audio", "server", "client", "sussurro")
+
+
+def test_a_class_fits_in_one_head():
+    """DESIGN.md: "A class fits in one head (about 300 lines at most)". Every class of
+    the project's packages, docstring and comments included, is at most that long."""
+    too_long = []
+    for package in CLASS_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    lines = node.end_lineno - node.lineno + 1
+                    if lines > CLASS_LIMIT:
+                        where = path.relative_to(ROOT).as_posix()
+                        too_long.append(f"{where}:{node.lineno} {node.name} ({lines} lines)")
+    assert not too_long, "classes over the limit:\n" + "\n".join(too_long)

@@ -122,7 +122,7 @@ def test_issue29_14_one_speakers_failing_queue_costs_nobody_else_their_frame(cap
     m.push("a", np.zeros(20 * FRAME, dtype=np.float32) + 0.1)  # some frames too many
     overflows = m.stats()["overflows"]["a"]
     assert overflows > 0
-    broken = m._queues["a"]
+    broken = m._sources.queues["a"]
 
     def fail():
         raise ValueError("need at least one array to concatenate")

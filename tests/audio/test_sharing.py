@@ -4,7 +4,7 @@ routing's groups (listeners with equal gain rows)."""
 import numpy as np
 
 from audio import FRAME, CueBank, RoomMixer, Routing
-from audio.mixer import MERGED_CACHE
+from audio.plan import MERGED_CACHE
 from audio.synth import tone
 from tests.audio.mixhelp import run
 

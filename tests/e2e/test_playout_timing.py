@@ -29,7 +29,7 @@ async def test_the_tick_comes_right_after_the_talker_frames_and_the_voice_still_
         voice = room.voice
 
         def talker_timed() -> bool:
-            q = voice.mixer._queues.get("a")
+            q = voice.mixer._sources.queues.get("a")
             return q is not None and q.jitter is not None and q.slack is not None
 
         # Every tick's slack, right after the voice loop aligned its grid: a sample every
@@ -81,7 +81,7 @@ async def test_without_rtp_times_the_queue_keeps_its_fixed_cushion():
         await asyncio.sleep(2.0)
         st = voice.stats()
         assert st["playout_slack"] is None and st["phase_moved"] == 0
-        assert voice.mixer._queues["a"].jitter is None
+        assert voice.mixer._sources.queues["a"].jitter is None
         rec = await room.listen(1.5)
         assert levels(rec, 700)["b"] > -16
         assert np.isfinite(levels(rec, 700)["a"])

@@ -88,7 +88,7 @@ def test_the_voice_times_a_held_frame_from_its_arrival():
     voice._step_at = time.monotonic() - 0.5  # the last tick, long ago
     voice._on_pcm("a", pcm, 0, voice._step_at + 0.0)
     voice._on_pcm("b", pcm, 0, voice._step_at + 0.015)
-    qa, qb = voice.mixer._queues["a"], voice.mixer._queues["b"]
-    # _last_at: the arrival, in ticks after the last pop (audio.jitter)
-    assert qa._last_at == pytest.approx(0.0, abs=1e-9)
-    assert qb._last_at == pytest.approx(0.015 / PERIOD, abs=1e-9)
+    qa, qb = voice.mixer._sources.queues["a"], voice.mixer._sources.queues["b"]
+    # last_at: the arrival, in ticks after the last pop (audio.arrival)
+    assert qa._delays.last_at == pytest.approx(0.0, abs=1e-9)
+    assert qb._delays.last_at == pytest.approx(0.015 / PERIOD, abs=1e-9)
