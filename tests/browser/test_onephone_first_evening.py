@@ -68,6 +68,13 @@ def test_item12_one_phone_setup_speaks_of_no_whispers_and_no_host(page_it):
     text = page.inner_text(".onephone-setup .settings")
     assert "sussurr" not in text.lower(), text
     assert "host" not in text.lower(), text
+    # Nor of a room: Impostore's own word list belongs to the table, not to a "stanza".
+    page.select_option("#opt-preset", "classica")
+    wait_js(page, "document.querySelector('#opt-preset').value === 'classica'")
+    text = page.inner_text(".onephone-setup .settings")
+    assert "stanza" not in text.lower(), text
+    page.select_option("#opt-preset", "intruso")
+    wait_js(page, "document.querySelector('#opt-preset').value === 'intruso'")
     assert not errors, errors
 
 
