@@ -63,7 +63,18 @@ FAKE_TONE_HZ = 1000.0
 
 
 class BidiError(RuntimeError):
-    pass
+    """A command Firefox refused; `error` is BiDi's error code ("no such node", ...)."""
+
+    def __init__(self, message: str, error: str = "") -> None:
+        super().__init__(message)
+        self.error = error
+
+
+# Why an action's origin element could not be tapped because the page replaced it between
+# its look-up and the tap (a region redrawn on a state change): BiDi's "stale element" and
+# "no such node" codes, or Firefox's "move target out of bounds" for an element that "is
+# not displayed" (detached). Firefox refuses the whole action before dispatching any event.
+_GONE = ("stale element reference", "no such node", "no such element")
 
 
 class Firefox:
@@ -147,7 +158,8 @@ class Firefox:
                 self._cond.wait(left)
             msg = self._replies.pop(i)
         if msg.get("type") == "error":
-            raise BidiError(f"{method}: {msg.get('error')}: {msg.get('message')}")
+            raise BidiError(f"{method}: {msg.get('error')}: {msg.get('message')}",
+                            msg.get("error") or "")
         return msg["result"]
 
     # ---- the page ----
@@ -203,17 +215,32 @@ class Firefox:
         return self.js("document.querySelector(args[0])?.innerText ?? null", selector)
 
     def click(self, selector: str, timeout: float = 15.0) -> None:
-        """A real mouse click (pointer down and up) in the middle of the element."""
-        el = self.element(selector, timeout)
-        self.call("function () { this.scrollIntoView({block: 'center'}); }", element=el)
-        self.cmd("input.performActions", context=self.context, actions=[{
-            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
-            "actions": [
-                {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": el}},
-                {"type": "pointerDown", "button": 0},
-                {"type": "pointerUp", "button": 0},
-            ]}])
-        self.cmd("input.releaseActions", context=self.context)
+        """A real mouse click (pointer down and up) in the middle of the element.
+
+        The page may redraw the element between its look-up and the tap (the lobby's mic
+        card is rebuilt when the voice's state changes, right after the room appears):
+        Firefox then refuses the action, before any event, for a node that is gone; the
+        selector's element is looked up again and tapped, once, as a person taps what the
+        screen shows now."""
+        deadline = time.monotonic() + timeout
+        while True:
+            el = self.element(selector, max(deadline - time.monotonic(), 0.1))
+            try:
+                self.call("function () { this.scrollIntoView({block: 'center'}); }", element=el)
+                self.cmd("input.performActions", context=self.context, actions=[{
+                    "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                    "actions": [
+                        {"type": "pointerMove", "x": 0, "y": 0,
+                         "origin": {"type": "element", "element": el}},
+                        {"type": "pointerDown", "button": 0},
+                        {"type": "pointerUp", "button": 0},
+                    ]}])
+                return
+            except BidiError as exc:
+                if not _gone(exc) or time.monotonic() > deadline:
+                    raise
+            finally:
+                self.cmd("input.releaseActions", context=self.context)
 
     def fill(self, selector: str, text: str) -> None:
         """Focus the field with a click, clear it, type `text` key by key."""
@@ -263,6 +290,12 @@ class Firefox:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+def _gone(exc: BidiError) -> bool:
+    """True if `exc` says the action's origin element is no longer in the page."""
+    return exc.error in _GONE or (exc.error == "move target out of bounds"
+                                  and "is not displayed" in str(exc))
 
 
 def _value(v: dict) -> Any:
