@@ -60,7 +60,7 @@ def test_firefox_voice_both_ways_and_a_whole_game(server, ff):
         assert ff.js("typeof RTCPeerConnection") == "function"
         ff.fill("#name", "Ada")
         ff.click("#create-btn")
-        # A tap that did not register (seen once, never captured: the home page and its
+        # A tap that did not register (seen before, never captured: the home page and its
         # button are drawn by the loaded modules, handlers included) is tapped again while
         # the home page is still there, as a person would, a bounded number of times; what
         # the page showed is kept (log and screenshot) to find out why.
