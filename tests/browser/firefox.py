@@ -63,7 +63,18 @@ FAKE_TONE_HZ = 1000.0
 
 
 class BidiError(RuntimeError):
-    pass
+    """A command Firefox refused; `error` is BiDi's error code ("no such node", ...)."""
+
+    def __init__(self, message: str, error: str = "") -> None:
+        super().__init__(message)
+        self.error = error
+
+
+# Why an action's origin element could not be tapped because the page replaced it between
+# its look-up and the tap (a region redrawn on a state change): BiDi's "stale element" and
+# "no such node" codes, or Firefox's "move target out of bounds" for an element that "is
+# not displayed" (detached). Firefox refuses the whole action before dispatching any event.
+_GONE = ("stale element reference", "no such node", "no such element")
 
 
 class Firefox:
@@ -147,7 +158,8 @@ class Firefox:
                 self._cond.wait(left)
             msg = self._replies.pop(i)
         if msg.get("type") == "error":
-            raise BidiError(f"{method}: {msg.get('error')}: {msg.get('message')}")
+            raise BidiError(f"{method}: {msg.get('error')}: {msg.get('message')}",
+                            msg.get("error") or "")
         return msg["result"]
 
     # ---- the page ----
@@ -162,7 +174,7 @@ class Firefox:
         return self.js("location.href")
 
     def js(self, expr: str, *args) -> Any:
-        """The value of `expr` (an expression; `args` as args[0..], as in tests/browser/webkit.py)."""
+        """The value of `expr` (a function body's expression; `args` as arguments[0..])."""
         return self.call(f"(...args) => ({expr})", *args)
 
     def call(self, fn: str, *args, element: dict | None = None, await_promise: bool = True) -> Any:
@@ -203,11 +215,16 @@ class Firefox:
         return self.js("document.querySelector(args[0])?.innerText ?? null", selector)
 
     def click(self, selector: str, timeout: float = 15.0) -> None:
-        """A real mouse click (pointer down and up) in the middle of the element; found
-        again (at most twice) when the page redrew it between the look and the click (a
-        view's update redraws a region)."""
-        for attempt in range(3):
-            el = self.element(selector, timeout)
+        """A real mouse click (pointer down and up) in the middle of the element.
+
+        The page may redraw the element between its look-up and the tap (the lobby's mic
+        card is rebuilt when the voice's state changes, right after the room appears):
+        Firefox then refuses the action, before any event, for a node that is gone; the
+        selector's element is looked up again and tapped, once, as a person taps what the
+        screen shows now."""
+        deadline = time.monotonic() + timeout
+        while True:
+            el = self.element(selector, max(deadline - time.monotonic(), 0.1))
             try:
                 self.call("function () { this.scrollIntoView({block: 'center'}); }", element=el)
                 self.cmd("input.performActions", context=self.context, actions=[{
@@ -218,14 +235,12 @@ class Firefox:
                         {"type": "pointerDown", "button": 0},
                         {"type": "pointerUp", "button": 0},
                     ]}])
-            except BidiError as err:
-                if not any(w in str(err) for w in ("no such node", "no such element", "stale")) \
-                        or attempt == 2:
+                return
+            except BidiError as exc:
+                if not _gone(exc) or time.monotonic() > deadline:
                     raise
-                continue
             finally:
                 self.cmd("input.releaseActions", context=self.context)
-            return
 
     def fill(self, selector: str, text: str) -> None:
         """Focus the field with a click, clear it, type `text` key by key."""
@@ -275,6 +290,12 @@ class Firefox:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+def _gone(exc: BidiError) -> bool:
+    """True if `exc` says the action's origin element is no longer in the page."""
+    return exc.error in _GONE or (exc.error == "move target out of bounds"
+                                  and "is not displayed" in str(exc))
 
 
 def _value(v: dict) -> Any:

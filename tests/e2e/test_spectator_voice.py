@@ -9,6 +9,12 @@ TONES[3] (1500 Hz): 1500 Hz is the 300 Hz voice's fifth harmonic, where the Opus
 and the jitter queues' cuts on a loaded machine leave up to -67 dBFS in 0.25 s windows
 of a mix that holds no such tone (measured with nothing sent at 1500 Hz), too close to
 the bar; 3100 Hz stays under -75 dBFS there.
+
+Each check listens to a window free of transport glitches (`bots.listen`), as the other
+voice tests do: on a starved machine the bots' mics (this process) and the server's loop
+stall, a speaker's frames come in bursts the jitter queues drop or run dry on, and a
+0.75 s window then missed the 6.1 kHz voice at the screen and at the other players alike
+(hundreds of server glitches in it), which says nothing of who may hear whom.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import pytest
 from client.bot import Bot
 from client.protocol_client import Client
 from client.rtc_peer import Tone
-from tests.e2e.bots import close_all, drive, open_bot_room, start_game
-from tests.e2e.voice_room import TONES, levels, record_all
+from tests.e2e.bots import close_all, drive, listen, open_bot_room, start_game
+from tests.e2e.voice_room import TONES, levels
 from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -40,10 +46,10 @@ async def test_a_spectator_hears_the_public_voice_and_not_a_whisper(tmp_path):
             await start_game(bots)
             await drive(bots, lambda v: v["phase"] == "debate", skip=("ready", "vote"))
             whisperer, target, listener = bots
-            everyone = {b.pid: b for b in [*bots, tv]}
+            everyone = [*bots, tv]
 
             # The debate is public: the screen hears every player.
-            rec = await record_all(everyone, 0.75)
+            rec = await listen(srv.base_url, everyone, 0.75)
             for hz in TONES[:3]:
                 assert levels({tv.pid: rec[tv.pid]}, hz)[tv.pid] > PRESENT, hz
             # Its own microphone reaches no player (a player's level is the reference).
@@ -56,7 +62,7 @@ async def test_a_spectator_hears_the_public_voice_and_not_a_whisper(tmp_path):
             await whisperer.client.send("whisper_start", to=target.pid)
             await whisperer.client.wait_for(lambda m: m["type"] == "whisper" and m["active"],
                                             since=mark)
-            rec = await record_all(everyone, 0.75)
+            rec = await listen(srv.base_url, everyone, 0.75)
             heard = levels({target.pid: rec[target.pid]}, TONES[0])[target.pid]
             assert heard > PRESENT, heard
             for who in (tv, listener):
