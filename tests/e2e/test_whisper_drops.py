@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from client.rtc_peer import Tone
-from tests.e2e.bots import close_all, drive, open_bot_room, start_game
+from tests.e2e.bots import close_all, drive, listen, open_bot_room, start_game
 from tests.e2e.voice_room import TONES, levels, record_all
 from tests.support.server_proc import ServerProc
 
@@ -40,12 +40,14 @@ async def _debate(srv):
     return bots
 
 
-async def _whisper(whisperer, target) -> float:
-    """Start the whisper; the level at which the target hears the whisperer."""
+async def _whisper(srv, whisperer, target) -> float:
+    """Start the whisper; the level at which the target hears the whisperer (in a window
+    free of server-side glitches: on a starved machine any voice can drop out for a while,
+    and this level is the reference that absence is judged against)."""
     mark = whisperer.client.mark()
     await whisperer.client.send("whisper_start", to=target.pid)
     await whisperer.client.wait_for(lambda m: m["type"] == "whisper" and m["active"], since=mark)
-    heard = levels(await record_all({target.pid: target}, 0.75), TONES[0])[target.pid]
+    heard = levels(await listen(srv.base_url, [target], 0.75), TONES[0])[target.pid]
     assert heard > PRESENT, heard
     return heard
 
@@ -65,7 +67,7 @@ async def test_the_targets_reload_hushes_the_whisperer_and_never_makes_them_publ
     bots = await _debate(srv)
     w, t, listener = bots
     try:
-        heard = await _whisper(w, t)
+        heard = await _whisper(srv, w, t)
         mark = w.client.mark()
         await t.close()  # a reload, a locked phone: socket and voice gone
         # whichever the server notices first: the voice or the socket closing
@@ -82,10 +84,10 @@ async def test_the_targets_reload_hushes_the_whisperer_and_never_makes_them_publ
         _absent(await record_all({p.pid: p for p in bots}, 1.0), heard)
 
         # A new whisper to them works (room and mixer agree again), and letting go is public.
-        again = await _whisper(w, t)
+        again = await _whisper(srv, w, t)
         _absent(await record_all({listener.pid: listener}, 0.75), again)
         await w.client.send("whisper_stop")
-        rec = await record_all({listener.pid: listener, t.pid: t}, 0.75)
+        rec = await listen(srv.base_url, [listener, t], 0.75)
         assert min(levels(rec, TONES[0]).values()) > PRESENT
     finally:
         await close_all(bots)
@@ -114,7 +116,7 @@ async def test_issue29_the_whisperers_socket_blip_keeps_them_hushed_until_they_l
     bots = await _debate(srv)
     w, t, listener = bots
     try:
-        heard = await _whisper(w, t)
+        heard = await _whisper(srv, w, t)
         mark = t.client.mark()
         await w.client.close()
         note = await _ended(t, mark, "whisperer_left")
@@ -127,7 +129,7 @@ async def test_issue29_the_whisperers_socket_blip_keeps_them_hushed_until_they_l
         assert welcome.get("whisper") == {"to": t.pid, "hushed": True, "resumable": True}
 
         # The finger still down: the page resumes with a new whisper_start, the target alone.
-        again = await _whisper(w, t)
+        again = await _whisper(srv, w, t)
         _absent(await record_all({listener.pid: listener}, 0.75), again)
 
         # Another blip, then letting go: public again, and only then.
@@ -138,7 +140,7 @@ async def test_issue29_the_whisperers_socket_blip_keeps_them_hushed_until_they_l
         await w.client.send("whisper_stop")
         done = await w.client.wait_for(lambda m: m["type"] == "whisper", since=mark)
         assert done["active"] is False and done["hushed"] is False
-        rec = await record_all({t.pid: t, listener.pid: listener}, 0.75)
+        rec = await listen(srv.base_url, [t, listener], 0.75)
         assert min(levels(rec, TONES[0]).values()) > PRESENT
     finally:
         await close_all(bots)
@@ -148,7 +150,7 @@ async def test_the_targets_voice_dropping_while_its_socket_stays_hushes_the_whis
     bots = await _debate(srv)
     w, t, listener = bots
     try:
-        heard = await _whisper(w, t)
+        heard = await _whisper(srv, w, t)
         marks = w.client.mark(), t.client.mark()
         await t.stop_voice()  # the voice connection closes; the socket stays
         note = await _ended(w, marks[0], "target_no_voice")
@@ -167,7 +169,7 @@ async def test_the_targets_voice_dropping_while_its_socket_stays_hushes_the_whis
         await w.client.send("whisper_stop")
         done = await w.client.wait_for(lambda m: m["type"] == "whisper", since=mark)
         assert done["active"] is False and done["hushed"] is False
-        rec = await record_all({listener.pid: listener, t.pid: t}, 0.75)
+        rec = await listen(srv.base_url, [listener, t], 0.75)
         assert min(levels(rec, TONES[0]).values()) > PRESENT
     finally:
         await close_all(bots)
