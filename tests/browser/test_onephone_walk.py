@@ -44,7 +44,9 @@ from tests.browser.screens_check import Gallery, axe_problems, axe_source, phone
 from tests.browser.test_offline import built  # noqa: F401 (the fixture)
 from tests.support.server_proc import ServerProc
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
+# One worker for the module: its games share one page (one start of Pyodide).
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300),
+              pytest.mark.xdist_group("onephone_walk")]
 
 LANGS = ["it", "fr", "en"]
 SIZES = {"360x640": {"width": 360, "height": 640}, "390x844": {"width": 390, "height": 844}}
@@ -53,13 +55,19 @@ NAMES = ["Massimiliano Bartolo", "Ada", "Anne-Charlotte Dupré", "Bruno", "Giova
          "Carla", "Marie-Josèphe Leroy"]
 SEED_JS = """(() => {
   // One seed per game, always the same ones: the walk meets the same screens each run.
-  let n = 0;
+  // Each test sets its own first one (SEEDS), whichever games this page played before.
+  window.__walkSeedN = 0;
   const real = crypto.getRandomValues.bind(crypto);
   crypto.getRandomValues = (a) => {
-    if (a instanceof Uint32Array && a.length === 1) { a[0] = 20261205 + 7919 * n++; return a; }
+    if (a instanceof Uint32Array && a.length === 1) {
+      a[0] = 20261205 + 7919 * window.__walkSeedN++;
+      return a;
+    }
     return real(a);
   };
 })();"""
+# The seed each engine's game starts from (the walk's steering was written for these).
+SEEDS = {"intruso": 0, "classica": 1, "lupi": 2}
 
 # What makes one screen of the page differ from another: the page's screen, then the
 # private screen's kind, or the table's phase with the control it offers.
@@ -192,6 +200,7 @@ def set_lang(page, lang: str) -> None:
 
 def setup(walk: Walk, names: list[str], preset: str, configure=None) -> None:
     page = walk.page
+    page.evaluate(f"window.__walkSeedN = {SEEDS[preset]}")
     page.select_option("#opt-preset", preset)
     wait_js(page, f"document.querySelector('#opt-preset').value === '{preset}'")
     inputs = page.locator(".name-input")
