@@ -7,15 +7,11 @@ seat), and a spectator pass nobody watches (it expires).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from server.rooms import membership, play
-
-if TYPE_CHECKING:
-    from server.rooms.room import Room
+from server.rooms.ports import LiveRoom
 
 
-def wake_at(room: Room) -> float | None:
+def wake_at(room: LiveRoom) -> float | None:
     """The room's next deadline, if any."""
     times = []
     d = play.next_deadline(room)
@@ -30,7 +26,7 @@ def wake_at(room: Room) -> float | None:
     return min(times) if times else None
 
 
-async def wake(room: Room) -> None:
+async def wake(room: LiveRoom) -> None:
     """A deadline passed: tick the game, hand over an absent host's role, end idle passes."""
     now = room.now()
     await play.tick_if_due(room, now)

@@ -10,41 +10,39 @@ its notes reach the sockets.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.rooms.play import PLAYING
+from server.rooms.ports import GameRoom, Parts
 from server.rooms.voicelink import routing
 from server.rooms.whispers import Note
-
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
 # The room's voice settings and their defaults: `spatial` places the voices around
 # the table (off by default: some players listen with one earbud).
 VOICE_DEFAULTS: dict[str, Any] = {"spatial": False}
 
 
-def routing_now(room: Room) -> Any:
+def routing_now(room: GameRoom) -> Any:
     """The game's audio policy as a Routing (in the lobby and at the end, all public),
     with the room's whispers in progress and its hushed whisperers."""
     policy = room.policy if room.status == PLAYING else None
     return room.whispers.apply(routing(room.table.members, policy))
 
 
-def layout(room: Room) -> list[str] | None:
+def layout(room: GameRoom) -> list[str] | None:
     """The circle of seats when the room places voices around the table, else None."""
     if not room.voice_options.get("spatial"):
         return None
     return [m.id for m in room.table.seated()]
 
 
-def mouths_allowed(room: Room) -> Collection[str]:
+def mouths_allowed(room: GameRoom) -> Collection[str]:
     if room.status == PLAYING and room.policy is not None:
         return room.policy.mouths
     return room.table.members.keys()
 
 
-def whisper_change(room: Room, notes: list[Note]) -> None:
+def whisper_change(room: Parts, notes: list[Note]) -> None:
     """The whisper set changed: the voice's routing first, then the notes."""
     if notes:
         room.voice.refresh()

@@ -6,21 +6,17 @@ store, then applied and told: the store write comes before anyone hears of it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from server.rooms.codes import hash_token, new_token
 from server.rooms.play import CLOSED, PLAYING
+from server.rooms.ports import LiveRoom, Parts
 from server.rooms.seats import IN_ROOM, KICKED, Member, RoomError
 from server.rooms.spectators import Spectator
 from server.rooms.whispers import TARGET_LEFT
 from server.storage.seam import PlayerRow
 from server.wire import protocol as P
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-async def add_member(room: Room, name: str, color: str | None, device: str) -> tuple[str, str]:
+async def add_member(room: LiveRoom, name: str, color: str | None, device: str) -> tuple[str, str]:
     """Seat a newcomer: (player id, token). Refused while a game runs or when full,
     and to a device a ban names (`device`: the hash of the browser's cookie)."""
     if room.status == CLOSED:
@@ -42,7 +38,7 @@ async def add_member(room: Room, name: str, color: str | None, device: str) -> t
     return member.id, token
 
 
-async def add_spectator(room: Room, device: str) -> tuple[str, str]:
+async def add_spectator(room: LiveRoom, device: str) -> tuple[str, str]:
     """A spectator pass (a shared screen): (spectator id, token). Refused when the
     room has `max_spectators` passes already, or to a device a ban names; allowed in
     any phase (no seat is taken)."""
@@ -62,12 +58,12 @@ async def add_spectator(room: Room, device: str) -> tuple[str, str]:
     return spectator.id, token
 
 
-async def set_host(room: Room, pid: str | None) -> None:
+async def set_host(room: Parts, pid: str | None) -> None:
     room.table.host = pid
     await room.store.set_host(room.code, pid)
 
 
-async def remove(room: Room, member: Member, why: int) -> None:
+async def remove(room: Parts, member: Member, why: int) -> None:
     """Kick or leave: the seat is freed, the token stops working."""
     table = room.table
     if member.id == table.host:
@@ -91,7 +87,7 @@ async def remove(room: Room, member: Member, why: int) -> None:
     room.schedule()
 
 
-async def remove_pass(room: Room, spectator: Spectator, close: int | None = None) -> None:
+async def remove_pass(room: LiveRoom, spectator: Spectator, close: int | None = None) -> None:
     """A pass ends: given back (`close` 4004), removed by the host (4003), or
     expired (no screen on it). Its token stops working and its place is free."""
     if room.table.spectators.get(spectator.id) is not spectator:

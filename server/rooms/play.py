@@ -10,14 +10,12 @@ allows handed to the voice (routing before notes), then cues, then views.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import game
 from server.rooms.codes import new_seed
+from server.rooms.ports import Game, GameRoom
 from server.storage.seam import GameRow
-
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
 log = logging.getLogger(__name__)
 
@@ -25,19 +23,19 @@ log = logging.getLogger(__name__)
 LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
 
 
-def plays(room: Room, pid: str) -> bool:
+def plays(room: Game, pid: str) -> bool:
     """Whether `pid` is a player of the current (or last) game."""
     return any(p["id"] == pid for p in room.game_players)
 
 
-def whisper_targets(room: Room, src: str) -> frozenset[str]:
+def whisper_targets(room: Game, src: str) -> frozenset[str]:
     """Whom `src` may whisper to now (nobody outside a game)."""
     if room.status != PLAYING or room.policy is None:
         return frozenset()
     return frozenset(room.policy.whisper.get(src, frozenset()))
 
 
-async def start_game(room: Room) -> None:
+async def start_game(room: GameRoom) -> None:
     """Deal a new game to the seated members (a first game or a rematch)."""
     players = [{"id": m.id, "name": m.name} for m in room.table.seated()]
     options = game.validate_options(room.preset, room.options, len(players))
@@ -60,7 +58,7 @@ async def start_game(room: Room) -> None:
     await after_change(room, game.opening_events(state))
 
 
-async def tick_if_due(room: Room, now: float) -> None:
+async def tick_if_due(room: GameRoom, now: float) -> None:
     """The game's deadline passed: tick it (a failing tick is retried later, not spun)."""
     if room.status != PLAYING or room.state is None:
         return
@@ -77,7 +75,7 @@ async def tick_if_due(room: Room, now: float) -> None:
         await after_change(room, events)
 
 
-def next_deadline(room: Room) -> float | None:
+def next_deadline(room: GameRoom) -> float | None:
     """When the running game needs a tick (never before a failed tick's retry time)."""
     if room.status != PLAYING or room.state is None:
         return None
@@ -85,7 +83,7 @@ def next_deadline(room: Room) -> float | None:
     return None if d is None else max(d, room.retry_tick_at)
 
 
-async def after_change(room: Room, events: list[dict[str, Any]]) -> None:
+async def after_change(room: GameRoom, events: list[dict[str, Any]]) -> None:
     """Everything that follows a new game state: bookkeeping, audio, cues, views."""
     if room.status == PLAYING and game.result(room.state) is not None:
         await finish(room)
@@ -99,7 +97,7 @@ async def after_change(room: Room, events: list[dict[str, Any]]) -> None:
     room.schedule()
 
 
-async def finish(room: Room) -> None:
+async def finish(room: GameRoom) -> None:
     """The game is over: store its result (its points with it); it joins the evening."""
     now = room.now()
     result = game.result(room.state)

@@ -8,22 +8,20 @@ lobby rather than losing it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import game
 from server.rooms import membership, play
 from server.rooms.hearing import VOICE_DEFAULTS
 from server.rooms.play import LOBBY, OVER, PLAYING
+from server.rooms.ports import StoredRoom
 from server.rooms.seats import IN_ROOM, Member
 from server.rooms.spectators import Spectator, pass_number
-
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
 log = logging.getLogger(__name__)
 
 
-async def load(room: Room) -> None:
+async def load(room: StoredRoom) -> None:
     """Rebuild `room` from the store (called once, before `start`)."""
     store, code, table = room.store, room.code, room.table
     row = await store.room(code)

@@ -19,7 +19,9 @@ The parts, each with its own module: the actor (mailbox and timer), the table
 notes), the whispers, the voice link; the joins and departures (membership),
 the sockets, the deadlines, the handlers of client messages and their
 dispatcher (server/rooms/handlers/). This class holds the room's own data
-(settings, phase, current game) and wires the parts together.
+(settings, phase, current game) and wires the parts together. The parts take
+it as the small protocols of server/rooms/ports.py, which it meets by its
+shape: they never import this module.
 """
 
 from __future__ import annotations

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import game
+from server.rooms.ports import GameRoom
 from server.rooms.spectators import pass_number
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-def room_message(room: Room) -> dict[str, Any]:
+def room_message(room: GameRoom) -> dict[str, Any]:
     """The roster, host, settings, phase and evening, as every socket of the room sees them."""
     table = room.table
     evening = game.evening(room.results)
@@ -45,11 +43,11 @@ def room_message(room: Room) -> dict[str, Any]:
     }
 
 
-def room_text(room: Room) -> str:
+def room_text(room: GameRoom) -> str:
     return json.dumps(room_message(room), separators=(",", ":"), ensure_ascii=False)
 
 
-def public_info(room: Room) -> dict[str, Any]:
+def public_info(room: GameRoom) -> dict[str, Any]:
     """What anyone with the code may see: no ids, tokens or game secrets."""
     return {
         "code": room.code,

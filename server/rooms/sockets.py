@@ -7,12 +7,13 @@ A seat or pass holds at most one socket: a newer one replaces the older
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.media.turn import seat_ice_servers
 from server.rooms import membership, roster
 from server.rooms.hearing import whisper_change
 from server.rooms.play import whisper_targets
+from server.rooms.ports import GameRoom, LiveRoom, Parts
 from server.rooms.seats import Member
 from server.rooms.spectators import Spectator
 from server.rooms.voicelink import VoiceLink
@@ -20,11 +21,8 @@ from server.rooms.whispers import TARGET_LEFT, WHISPERER_LEFT
 from server.wire import protocol as P
 from server.wire.connection import Connection
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-async def attach(room: Room, pid: str, conn: Connection) -> bool:
+async def attach(room: LiveRoom, pid: str, conn: Connection) -> bool:
     """A socket authenticated as `pid`: replace any older socket, send the full picture."""
     if pid in room.table.spectators:
         return _attach_spectator(room, pid, conn)
@@ -60,7 +58,7 @@ async def attach(room: Room, pid: str, conn: Connection) -> bool:
     return True
 
 
-def _attach_spectator(room: Room, sid: str, conn: Connection) -> bool:
+def _attach_spectator(room: LiveRoom, sid: str, conn: Connection) -> bool:
     spectator = room.table.spectators.get(sid)
     if spectator is None:  # the pass was given back
         conn.send(P.error(P.LEFT, "this spectator pass was given back"))
@@ -87,7 +85,7 @@ def _attach_spectator(room: Room, sid: str, conn: Connection) -> bool:
     return True
 
 
-def detach(room: Room, pid: str, conn: Connection) -> None:
+def detach(room: LiveRoom, pid: str, conn: Connection) -> None:
     """A socket closed. Only the member's current socket counts (a replaced one does not)."""
     spectator = room.table.spectators.get(pid)
     if spectator is not None:
@@ -114,12 +112,12 @@ def detach(room: Room, pid: str, conn: Connection) -> None:
     room.schedule()
 
 
-def send_picture(room: Room, member: Member | Spectator) -> None:
+def send_picture(room: Parts, member: Member | Spectator) -> None:
     """The socket's view again, and the whispers aimed at a player."""
     room.outbox.picture(member, room.whispers.to(member.id))
 
 
-def _send_welcome(room: Room, member: Member | Spectator) -> None:
+def _send_welcome(room: LiveRoom, member: Member | Spectator) -> None:
     """Once per socket, first: who you are, the ICE servers, whether voice exists.
     A spectator's `player` is null and its `spectator` its pass id."""
     watching = isinstance(member, Spectator)
@@ -136,14 +134,14 @@ def _send_welcome(room: Room, member: Member | Spectator) -> None:
     })
 
 
-def ice_servers(room: Room, member: Member | Spectator) -> list[dict[str, Any]]:
+def ice_servers(room: Parts, member: Member | Spectator) -> list[dict[str, Any]]:
     """The ICE servers of one socket, TURN credentials bound to its seat (fresh)."""
     conn = member.conn
     return seat_ice_servers(room.settings, room.code, conn.token_hash if conn else "",
                             room.clock(), spectator=isinstance(member, Spectator))
 
 
-def _whisper_state(room: Room, pid: str) -> dict[str, Any] | None:
+def _whisper_state(room: GameRoom, pid: str) -> dict[str, Any] | None:
     """What a new socket of `pid` must show of their whisper: null, or their hush and
     whether the old whisper may be resumed now (the page does so with a new
     `whisper_start` only while the finger that started it is still down)."""

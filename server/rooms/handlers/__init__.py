@@ -17,18 +17,16 @@ in HANDLERS, its handler in the module of its concern:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.errors import GameError
 from server.rooms import membership
 from server.rooms.handlers import games, link, lobby, voice, whisper
+from server.rooms.ports import LiveRoom
 from server.rooms.seats import RoomError
 from server.rooms.spectators import SPECTATOR_MESSAGES, Spectator
 from server.wire import protocol as P
 from server.wire.connection import Connection
-
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
 Handler = Callable[..., Any]
 
@@ -52,7 +50,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-async def _give_back(room: Room, spectator: Spectator, msg: P.Leave) -> None:
+async def _give_back(room: LiveRoom, spectator: Spectator, msg: P.Leave) -> None:
     # The pass is given back: its token stops working, a place is free.
     await membership.remove_pass(room, spectator, P.CLOSE_LEFT)
 
@@ -62,7 +60,7 @@ SPECTATOR_HANDLERS: dict[str, Handler] = {
     **{t: HANDLERS[t] for t in SPECTATOR_MESSAGES}, "leave": _give_back}
 
 
-async def dispatch(room: Room, pid: str, conn: Connection, msg: Any) -> None:
+async def dispatch(room: LiveRoom, pid: str, conn: Connection, msg: Any) -> None:
     """Handle one validated client message from `pid`'s socket `conn`."""
     spectator = room.table.spectators.get(pid)
     if spectator is not None:

@@ -2,34 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import game
 from server.rooms.handlers.lobby import require_host
 from server.rooms.play import OVER, PLAYING, after_change, plays, start_game
+from server.rooms.ports import GameRoom
 from server.rooms.seats import Member, RoomError
 from server.storage.seam import ActionRow
 from server.wire import protocol as P
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-async def on_start(room: Room, member: Member, msg: P.Start) -> None:
+async def on_start(room: GameRoom, member: Member, msg: P.Start) -> None:
     require_host(room, member)
     if room.status == PLAYING:
         raise RoomError(409, P.WRONG_PHASE, "the game has already started")
     await start_game(room)  # after a game's end, the same as a rematch
 
 
-async def on_rematch(room: Room, member: Member, msg: P.Rematch) -> None:
+async def on_rematch(room: GameRoom, member: Member, msg: P.Rematch) -> None:
     require_host(room, member)
     if room.status != OVER:
         raise RoomError(409, P.WRONG_PHASE, "a rematch follows a finished game")
     await start_game(room)
 
 
-async def on_action(room: Room, member: Member, msg: P.ActionMsg) -> None:
+async def on_action(room: GameRoom, member: Member, msg: P.ActionMsg) -> None:
     """A player's game action: applied, logged, then its effects sent."""
     if room.status != PLAYING or room.state is None:
         raise RoomError(409, P.WRONG_PHASE, "no game is running")

@@ -3,25 +3,23 @@ hand-over, and a player leaving. Only the host may change the room (`require_hos
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import game
 from game.errors import GameError
 from server.rooms import membership
 from server.rooms.play import PLAYING
+from server.rooms.ports import Choices, GameRoom, LiveRoom, Parts
 from server.rooms.seats import KICKED, LEFT, Member, RoomError
 from server.wire import protocol as P
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-def require_host(room: Room, member: Member) -> None:
+def require_host(room: Parts, member: Member) -> None:
     if member.id != room.table.host:
         raise RoomError(403, P.NOT_HOST, "only the host can do that")
 
 
-async def on_settings(room: Room, member: Member, msg: P.SettingsMsg) -> None:
+async def on_settings(room: GameRoom, member: Member, msg: P.SettingsMsg) -> None:
     require_host(room, member)
     if msg.voice is not None and not msg.options and msg.preset is None:
         # The voice's settings are no game rule: they may change during a game.
@@ -53,12 +51,12 @@ async def on_settings(room: Room, member: Member, msg: P.SettingsMsg) -> None:
     room.outbox.room_changed()
 
 
-def _settings_json(room: Room) -> dict[str, Any]:
+def _settings_json(room: Choices) -> dict[str, Any]:
     """The room's settings as stored."""
     return {"preset": room.preset, "options": room.options, "voice": room.voice_options}
 
 
-async def _set_voice_options(room: Room, voice: P.VoiceOptions) -> None:
+async def _set_voice_options(room: GameRoom, voice: P.VoiceOptions) -> None:
     patch = {k: v for k, v in voice.model_dump().items() if v is not None}
     room.voice_options = {**room.voice_options, **patch}
     await room.store.set_settings(room.code, _settings_json(room))
@@ -66,7 +64,7 @@ async def _set_voice_options(room: Room, voice: P.VoiceOptions) -> None:
     room.outbox.room_changed()
 
 
-async def on_kick(room: Room, member: Member, msg: P.Kick) -> None:
+async def on_kick(room: LiveRoom, member: Member, msg: P.Kick) -> None:
     require_host(room, member)
     table = room.table
     spectator = table.spectators.get(msg.player)
@@ -90,7 +88,7 @@ async def on_kick(room: Room, member: Member, msg: P.Kick) -> None:
     await membership.remove(room, target, KICKED)
 
 
-async def on_unban(room: Room, member: Member, msg: P.Unban) -> None:
+async def on_unban(room: Parts, member: Member, msg: P.Unban) -> None:
     require_host(room, member)
     name = room.table.unban(msg.name)
     if name is None:
@@ -99,7 +97,7 @@ async def on_unban(room: Room, member: Member, msg: P.Unban) -> None:
     room.outbox.room_changed()
 
 
-async def on_pass_host(room: Room, member: Member, msg: P.PassHost) -> None:
+async def on_pass_host(room: Parts, member: Member, msg: P.PassHost) -> None:
     require_host(room, member)
     target = room.table.members.get(msg.player)
     if target is None or target.id == member.id:
@@ -108,5 +106,5 @@ async def on_pass_host(room: Room, member: Member, msg: P.PassHost) -> None:
     room.outbox.room_changed()
 
 
-async def on_leave(room: Room, member: Member, msg: P.Leave) -> None:
+async def on_leave(room: Parts, member: Member, msg: P.Leave) -> None:
     await membership.remove(room, member, LEFT)

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from server.rooms.ports import LiveRoom, Parts
 from server.rooms.seats import Member, RoomError
 from server.rooms.spectators import Spectator
 from server.rooms.voicelink import VoiceLink
 from server.throttle import TokenBucket
 from server.wire import protocol as P
 
-if TYPE_CHECKING:
-    from server.rooms.room import Room
 
-
-def on_rtc_offer(room: Room, member: Member | Spectator, msg: P.RtcOffer) -> None:
+def on_rtc_offer(room: LiveRoom, member: Member | Spectator, msg: P.RtcOffer) -> None:
     if not VoiceLink.available():
         raise RoomError(503, P.VOICE_UNAVAILABLE, "voice is not available on this server")
     # Each offer makes the server gather and send ICE checks: a few a minute per seat.
@@ -31,13 +27,13 @@ def on_rtc_offer(room: Room, member: Member | Spectator, msg: P.RtcOffer) -> Non
                      listen_only=listening)
 
 
-def on_rtc_ice(room: Room, member: Member | Spectator, msg: P.RtcIce) -> None:
+def on_rtc_ice(room: Parts, member: Member | Spectator, msg: P.RtcIce) -> None:
     # The server answers with every candidate gathered (no trickle): clients
     # send complete offers; stray candidates are accepted and ignored.
     return None
 
 
-def on_volumes(room: Room, member: Member, msg: P.Volumes) -> None:
+def on_volumes(room: Parts, member: Member, msg: P.Volumes) -> None:
     """Your own mix: a gain (0 mutes) for some players' voices, and mono for yourself (not
     placed by seat), answered with the result."""
     named = set(msg.gains) | set(msg.muted)
