@@ -23,15 +23,29 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     mode = config.getoption("--solo")
-    if mode == "with":
-        return
-    keep, drop = [], []
+    if mode != "with":
+        keep, drop = [], []
+        for item in items:
+            solo = item.get_closest_marker("solo") is not None
+            (keep if solo == (mode == "only") else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    items[:] = slow_modules_first(items)
+
+
+def slow_modules_first(items: list) -> list:
+    """The modules holding a test marked slow before the others, each module's tests
+    together and in their order. pytest-xdist hands the tests out in this order (after
+    the xdist_group units), so the long ones start early and the two workers end on
+    short unit tests, together, instead of one waiting for the other's late long test.
+    A module stays in one piece so that its module-scoped fixtures start once a worker."""
+    modules: dict[str, list] = {}
     for item in items:
-        solo = item.get_closest_marker("solo") is not None
-        (keep if solo == (mode == "only") else drop).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    blocks = sorted(modules.values(),
+                    key=lambda block: not any(i.get_closest_marker("slow") for i in block))
+    return [item for block in blocks for item in block]
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@
 
 Each engine's whole game is played once on one server by 16 protocol clients with
 long names (client.protocol_client, random legal moves), a spectator pass beside
-them; what each seat and the pass received is recorded. Then one page per viewport
-is fed those messages (window.__sussurro.receive, as the socket would) and stops at
-every new screen: the lobby of the host and of a guest, each phase as each kind of
+them; what each seat and the pass received is recorded. Then one page (resized from
+one phone size to the other at each stop) is fed those messages
+(window.__sussurro.receive, as the socket would) and stops at every new screen: the lobby of the host and of a guest, each phase as each kind of
 seat sees it (its role, its power, its possible actions, alive or out), the end
 screen with the host's change of rules. Every stop is checked in it, fr and en:
 
@@ -41,7 +41,10 @@ from tests.browser.screens_check import (
     tv_problems,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
+# One worker for the module: the games fixture (a whole game of each engine, mostly
+# timers) is then recorded once, not once on each worker that runs one of its tests.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420),
+              pytest.mark.xdist_group("screen_walk")]
 
 LANGS = ["it", "fr", "en"]
 PHONES = {"360x640": {"width": 360, "height": 640}, "390x844": {"width": 390, "height": 844}}
@@ -169,22 +172,33 @@ def _set_lang(page, lang: str) -> None:
     assert page.evaluate("document.documentElement.lang") == lang
 
 
-@pytest.mark.parametrize("size", list(PHONES))
-def test_every_room_screen_fits_a_phone(shared_server, pw, tmp_path, games, axe, size):
-    """Items 5 and 14 and section 4: every room screen of every engine at phone width,
-    in it, fr and en: nothing slides sideways, every control is big enough to tap,
-    axe-core finds nothing serious."""
-    p = launch_player(pw, tmp_path, f"walk-{size}", 0, viewport=PHONES[size], mic="missing")
-    gallery = Gallery(f"phone-{size}")
+def test_every_room_screen_fits_a_phone(shared_server, pw, tmp_path, games, axe):
+    """Items 5 and 14 and section 4: every room screen of every engine at both phone
+    sizes, in it, fr and en: nothing slides sideways, every control is big enough to
+    tap, axe-core finds nothing serious.
+
+    One page walks both sizes: each stop is fed once and checked (and photographed) at
+    one size, then resized to the other and checked again; the next stop starts at the
+    size the last one ended at, so that a stop costs one resize."""
+    sizes = list(PHONES)
+    p = launch_player(pw, tmp_path, "walk-phone", 0, viewport=PHONES[sizes[0]], mic="missing")
+    galleries = {size: Gallery(f"phone-{size}") for size in sizes}
     problems: dict[str, list[str]] = {}
+
+    def check(name: str) -> None:
+        # Both sizes, the one the page is at first (fewest resizes).
+        for size in sizes if p.page.viewport_size == PHONES[sizes[0]] else sizes[::-1]:
+            if p.page.viewport_size != PHONES[size]:
+                p.page.set_viewport_size(PHONES[size])
+            problems[f"{size}/{name}"] = phone_problems(p.page) + axe_problems(p.page, axe)
+            galleries[size].shot(p.page, name)
+
     try:
         p.page.goto(shared_server.url("/"))
         p.page.wait_for_selector("#name")
         for lang in LANGS:
             _set_lang(p.page, lang)
-            name = f"home-{lang}"
-            problems[name] = phone_problems(p.page) + axe_problems(p.page, axe)
-            gallery.shot(p.page, name)
+            check(f"home-{lang}")
         for engine, rec in games.items():
             fed: tuple[str, int] | None = None
             for n, (who, upto, tag) in enumerate(_stops(rec)):
@@ -202,9 +216,7 @@ def test_every_room_screen_fits_a_phone(shared_server, pw, tmp_path, games, axe,
                 every = tag.startswith(("lobby", "over"))
                 for lang in LANGS if every else [LANGS[n % len(LANGS)]]:
                     _set_lang(p.page, lang)
-                    name = f"{engine}-{tag}-{lang}"
-                    problems[name] = phone_problems(p.page) + axe_problems(p.page, axe)
-                    gallery.shot(p.page, name)
+                    check(f"{engine}-{tag}-{lang}")
         assert not p.errors, p.errors
         assert not report(problems), report(problems)
     finally:
