@@ -302,7 +302,8 @@ def run(args: argparse.Namespace) -> dict:
             if not idx:
                 continue
             cmd = [sys.executable, __file__, "--worker", "--url", url, "--room", host.code,
-                   "--host-player", host.player, "--host-token", host.token,
+                   # "=": a token may start with "-"
+                   f"--host-player={host.player}", f"--host-token={host.token}",
                    "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
                    "--seconds", str(args.seconds), "--start-at", str(start_at),
                    "--volumes", str(args.volumes), "--bots", str(args.bots)]
