@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import fractions
 import json
+import os
 import statistics
 import sys
 import time
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
     drunk_probe = [DrunkVoice(seed=1), DrunkVoice(seed=2)]
 
     tick_us, enc_us, drunk_us, core_us, distinct, cue_ticks = [], [], [], [], [], 0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     for t in range(args.warmup + args.ticks):
         for m in (mixer, core):
             for p in PLAYERS:
@@ -160,7 +162,13 @@ def main(argv: list[str] | None = None) -> dict:
         "volumes_changed": args.volumes,
         "ticks": args.ticks,
         "tick_us_median": round(statistics.median(tick_us), 1),
+        "tick_us_p95": round(_pct(tick_us, 95), 1),
         "tick_us_p99": round(_pct(tick_us, 99), 1),
+        "tick_us_max": round(max(tick_us), 1),
+        # the process's threads (numpy's BLAS may start workers) and its CPU over the
+        # loop's wall time: a worker that spins shows here, not in the tick's wall time
+        "threads": len(os.listdir("/proc/self/task")),
+        "cpu_over_wall": round((time.process_time() - cpu0) / (time.perf_counter() - wall0), 3),
         "encode16_us_median": round(statistics.median(enc_us), 1),
         "encode16_us_p99": round(_pct(enc_us, 99), 1),
         "ratio_tick_over_encode16": round(statistics.median(tick_us) / statistics.median(enc_us), 3),

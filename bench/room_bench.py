@@ -105,16 +105,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str, profile: str | None = None) -> tuple[subprocess.Popen, str]:
+def start_server(db: str, profile: str | None = None,
+                 extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
     """`sussurro serve` on a free 127.0.0.1 port; waits for /healthz.
 
     `profile`: run it under cProfile and write the stats there at exit (see
-    `serve_profiled`).
+    `serve_profiled`). `extra_env`: set in the server's environment only (not the bots').
     """
     import httpx
 
     port = _free_port()
-    env = {**os.environ, **RELAXED, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **RELAXED, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
              "--log-level", "warning"]
     if profile:
@@ -184,7 +185,9 @@ def click_latencies(clicker, listener, source, since: float, until: float) -> li
     if len(x) == 0:
         return []
     ears = rec.sample_times()
-    env = np.abs(band(x, 3000, 1000))
+    # a stereo listener (--spatial): the click as loud as in its louder ear
+    env = (np.abs(band(x, 3000, 1000)) if x.ndim == 1
+           else np.max([np.abs(band(x[:, c], 3000, 1000)) for c in range(x.shape[1])], axis=0))
     hot = np.flatnonzero(env > 0.15)
     out = []
     mic = clicker.voice.mic
@@ -287,7 +290,8 @@ def run(args: argparse.Namespace) -> dict:
     from server.media.rtcp import interval_from_env as rtcp_interval_from_env
 
     tmp = tempfile.mkdtemp(prefix="room_bench_")
-    proc, url = start_server(os.path.join(tmp, "bench.db"), args.profile)
+    server_env = dict(kv.split("=", 1) for kv in args.server_env)
+    proc, url = start_server(os.path.join(tmp, "bench.db"), args.profile, server_env)
     workers: list[subprocess.Popen] = []
     try:
         host = asyncio.run(Client.create(url, "Bot0", preset="intruso"))
@@ -298,7 +302,8 @@ def run(args: argparse.Namespace) -> dict:
             if not idx:
                 continue
             cmd = [sys.executable, __file__, "--worker", "--url", url, "--room", host.code,
-                   "--host-player", host.player, "--host-token", host.token,
+                   # "=": a token may start with "-"
+                   f"--host-player={host.player}", f"--host-token={host.token}",
                    "--indices", ",".join(map(str, idx)), "--talkers", str(args.talkers),
                    "--seconds", str(args.seconds), "--start-at", str(start_at),
                    "--volumes", str(args.volumes), "--bots", str(args.bots)]
@@ -314,8 +319,9 @@ def run(args: argparse.Namespace) -> dict:
         (u0, k0), w0 = cpu_split(proc.pid), time.monotonic()
         b0 = sum(cpu_seconds(p.pid) for p in workers)
         m0 = httpx.get(url + "/metrics", timeout=30).text
-        time.sleep(args.seconds)
+        windows = tick_windows(url, w0 + args.seconds)
         (u1, k1), w1 = cpu_split(proc.pid), time.monotonic()
+        threads = len(os.listdir(f"/proc/{proc.pid}/task"))
         b1 = sum(cpu_seconds(p.pid) for p in workers)
         m1 = httpx.get(url + "/metrics", timeout=30).text
         reports = []
@@ -345,7 +351,8 @@ def run(args: argparse.Namespace) -> dict:
                 "sussurro_opus_decodes_total", "sussurro_voice_send_cpu_s",
                 "sussurro_voice_packets_out", "sussurro_voice_mic_in_cpu_s",
                 "sussurro_voice_mic_in_packets", "sussurro_voice_mic_flush_cpu_s",
-                "sussurro_ws_messages_direct_total", "sussurro_ws_messages_writer_total")
+                "sussurro_ws_messages_direct_total", "sussurro_ws_messages_writer_total",
+                "sussurro_voice_late_ticks", "sussurro_voice_missed_ticks")
     gauges = ("sussurro_peers", "sussurro_mixer_tick_us_median", "sussurro_distinct_mixes_mean",
               "sussurro_voice_jitter_depth_mean", "sussurro_voice_native_senders",
               "sussurro_voice_native_receivers")
@@ -408,6 +415,21 @@ def run(args: argparse.Namespace) -> dict:
             "max": round(1000 * max(lat), 1) if lat else None,
         },
         "server": metrics,
+        "server_env": server_env,
+        "server_threads": threads,
+        # the voice loop's own tick cost (mix, encodes, sends), per TICK_WINDOW s window:
+        # the median and the worst tick of each; ticks that started over a period late
+        "tick_us": {
+            "windows": len(windows),
+            "median_of_medians": (round(float(np.median([m for m, _ in windows])), 1)
+                                  if windows else None),
+            "worst_median": round(max(m for m, _ in windows), 1) if windows else None,
+            "median_of_maxima": (round(float(np.median([x for _, x in windows])), 1)
+                                 if windows else None),
+            "max": round(max(x for _, x in windows), 1) if windows else None,
+            "late_ticks": metrics["sussurro_voice_late_ticks"],
+            "missed_ticks": metrics["sussurro_voice_missed_ticks"],
+        },
         "load_avg_1min": os.getloadavg()[0],
         "workers_failed": sum(1 for r in reports if "error" in r),
     }
@@ -494,6 +516,25 @@ def shared_gaps(per_process: list[list[tuple[float, float]]]) -> int:
     return count
 
 
+TICK_WINDOW = 5.0  # s: the server keeps its last 250 ticks' costs (server/media/voicestats.py)
+
+
+def tick_windows(url: str, until: float) -> list[tuple[float, float]]:
+    """(median, max) of the voice tick's cost over each TICK_WINDOW s until `until`
+    (time.monotonic()), read from /metrics: one read per window, so each covers its own
+    ticks."""
+    import httpx
+
+    out = []
+    while (left := until - time.monotonic()) > 0:
+        time.sleep(min(TICK_WINDOW, left))
+        if left >= TICK_WINDOW - 0.5:
+            text = httpx.get(url + "/metrics", timeout=30).text
+            out.append((_metric(text, "sussurro_mixer_tick_us_median"),
+                        _metric(text, "sussurro_mixer_tick_us_max")))
+    return out
+
+
 def _metric(text: str, name: str) -> float:
     for line in text.splitlines():
         if line.startswith(name + " "):
@@ -518,6 +559,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the bots' SUSSURRO_RTCP_INTERVAL (default: the server's, from the "
                         "environment; 1 is aiortc's own pace, as every bot had before 5 s)")
     p.add_argument("--profile", help="write the server's cProfile stats to this file")
+    p.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
+                   help="set in the server's environment only, e.g. OPENBLAS_NUM_THREADS=1")
     p.add_argument("--breakdown", action="store_true",
                    help="only time the voice loop's own work per tick, in process")
     p.add_argument("--paced", action="store_true",

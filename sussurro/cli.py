@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import MutableMapping
+
+# Knobs OpenBLAS (numpy's and scipy's BLAS) reads for its thread count, in its order.
+BLAS_THREAD_KNOBS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def limit_blas_threads(environ: MutableMapping[str, str] = os.environ) -> None:
+    """One BLAS thread unless the operator chose: the mixer's products are small (a few
+    hundred microseconds a tick) and OpenBLAS's workers spin on a core beside the voice
+    loop, which on a busy laptop made ticks wait for a core (bench/README.md, "numpy's
+    BLAS threads"). OpenBLAS reads this once, when numpy is first imported: call it first."""
+    if not any(environ.get(knob, "").strip() for knob in BLAS_THREAD_KNOBS):
+        environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -22,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    limit_blas_threads()  # before anything below imports numpy
     parser = argparse.ArgumentParser(prog="sussurro", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 

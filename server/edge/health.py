@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from server.edge.metrics import render_metrics
+from server.edge.metrics import blas_threads, render_metrics
 from server.edge.replies import error
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def add_health_routes(app: FastAPI, edge: Edge) -> None:
         if not operator(edge, request):
             return error(403, "forbidden", "the figures are for this machine, or for a"
                          " bearer token (the metrics_token setting)")
-        stats = edge.rooms.stats()
+        stats = {**edge.rooms.stats(), "blas_threads": blas_threads()}
         if cluster is not None:
             stats["cluster"] = {**cluster.stats(), "forwarded": edge.forward.count,
                                 "forward_failures": edge.forward.failures}

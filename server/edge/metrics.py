@@ -8,6 +8,7 @@ statistic, and any other dict (per-player counters) is summed.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Any
 
@@ -36,6 +37,37 @@ _NAMES = {
     "distinct_mixes_mean": ("sussurro_distinct_mixes_mean", "mean distinct mixes per tick, summed"
                             " over rooms", "gauge"),
 }
+
+
+# What OpenBLAS builds call "how many threads may one product use": numpy's and scipy's
+# wheels prefix and suffix the name (scipy-openblas, 64-bit integers).
+_BLAS_GETTERS = ("openblas_get_num_threads", "openblas_get_num_threads64_",
+                 "scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads")
+
+
+def blas_threads() -> int:
+    """The most threads any OpenBLAS loaded in this process may use for one matrix product
+    (numpy's, scipy's); 0 if none is loaded or it does not say. The server limits them to
+    one unless the operator set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS (sussurro/cli.py)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {fields[5].rstrip() for fields in (line.split(maxsplit=5) for line in f)
+                     if len(fields) == 6 and "openblas" in fields[5].lower()
+                     and ".so" in fields[5]}
+    except OSError:
+        return 0
+    most = 0
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)  # already loaded: the same handle, nothing run
+        except OSError:
+            continue
+        for name in _BLAS_GETTERS:
+            getter = getattr(lib, name, None)
+            if getter is not None:
+                most = max(most, int(getter()))
+                break
+    return most
 
 
 def _number(value: Any) -> float | None:
@@ -101,6 +133,10 @@ def render_metrics(stats: dict[str, Any]) -> str:
     metric("sussurro_ws_messages_writer_total", "WebSocket messages sent by the socket's writer"
            " task (a backlog, or a socket the direct path does not fit)", "counter",
            ws.get("writer", 0))
+    if "blas_threads" in stats:
+        metric("sussurro_blas_threads", "threads numpy's BLAS may use for one matrix product"
+               " (1 unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS says otherwise)", "gauge",
+               stats["blas_threads"])
     metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
            "gauge",
            len(stats["voices"]))
