@@ -243,11 +243,21 @@ class Cluster:
         node may have slept (SIGSTOP, a long stall) while others took its rooms over."""
         return time.monotonic() - self._renewed_at < self.ttl
 
+    def may_send(self, code: str) -> bool:
+        """Whether room `code` may send anything now, asked without Redis (the voice asks
+        each tick): our claims are fresh and `code` is still among them. A renewal that
+        found the room lost makes the claims fresh again while the room is still loaded
+        (its eviction takes a round trip or two): the second half covers that."""
+        return code in self.store.held and self.claims_fresh()
+
     async def confirm(self, code: str) -> None:
         """Before a room of ours acts (a timer, a message): if our claims may have lapsed,
         renew them now, and raise NotOwner if `code` is no longer ours (StoreUnavailable
         if Redis cannot say). A woken node thus shows nobody a game that moved on."""
         if self.claims_fresh():
+            if code not in self.store.held:
+                # Found lost (by a renewal, a refused write) and not yet unloaded.
+                raise NotOwner(code)
             return
         lost = await self.renew_now()
         for other in lost:

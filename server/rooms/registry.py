@@ -72,7 +72,7 @@ class Rooms:
             # A node that slept past its claims checks them before its rooms act (issue 33).
             room.confirm = cluster.confirm
             # The voice loop and its mouths run outside the commands: a local check per tick.
-            room.may_send = cluster.claims_fresh
+            room.may_send = lambda: cluster.may_send(code)
         return room
 
     async def _load(self, code: str) -> Room | None:

@@ -67,8 +67,9 @@ class Room:
         # Cluster mode: awaited before each command; raises NotOwner when the room may
         # have moved while this node slept (server/cluster/node.py `Cluster.confirm`).
         self.confirm: Callable[[str], Any] | None = None
-        # Cluster mode: a cheap local check (no Redis) that our claims were renewed within
-        # their life; the voice sends no audio nor mouths while it is False (`claims_fresh`).
+        # Cluster mode: a cheap local check (no Redis) that the room is still claimed and the
+        # claims renewed within their life; while False the voice sends no audio nor mouths
+        # (server/cluster/node.py `Cluster.may_send`).
         self.may_send: Callable[[], bool] | None = None
         # Extra welcome fields (cluster mode: this node's URL and the live nodes').
         self.welcome_extra: Callable[[], dict[str, Any]] | None = None
