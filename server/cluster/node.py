@@ -244,25 +244,19 @@ class Cluster:
         return time.monotonic() - self._renewed_at < self.ttl
 
     def may_send(self, code: str) -> bool:
-        """Whether room `code` may send anything now, asked without Redis (the voice asks
-        each tick): our claims are fresh and `code` is still among them. A renewal that
-        found the room lost makes the claims fresh again while the room is still loaded
-        (its eviction takes a round trip or two): the second half covers that."""
+        """Room `code` may send (asked each voice tick, so without Redis): our claims are
+        fresh and still hold it (a renewal may find it lost a moment before its unloading)."""
         return code in self.store.held and self.claims_fresh()
 
     async def confirm(self, code: str) -> None:
         """Before a room of ours acts (a timer, a message): if our claims may have lapsed,
         renew them now, and raise NotOwner if `code` is no longer ours (StoreUnavailable
-        if Redis cannot say). A woken node thus shows nobody a game that moved on."""
-        if self.claims_fresh():
-            if code not in self.store.held:
-                # Found lost (by a renewal, a refused write) and not yet unloaded.
-                raise NotOwner(code)
-            return
-        lost = await self.renew_now()
-        for other in lost:
-            if other != code:
-                asyncio.create_task(self.lost(other))
+        if Redis cannot say). A woken node thus shows nobody a game that moved on; a room
+        found lost and not unloaded yet is refused too."""
+        if not self.claims_fresh():
+            for other in await self.renew_now():
+                if other != code:
+                    asyncio.create_task(self.lost(other))
         if code not in self.store.held:
             raise NotOwner(code)
 
