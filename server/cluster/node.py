@@ -243,16 +243,20 @@ class Cluster:
         node may have slept (SIGSTOP, a long stall) while others took its rooms over."""
         return time.monotonic() - self._renewed_at < self.ttl
 
+    def may_send(self, code: str) -> bool:
+        """Room `code` may send (asked each voice tick, so without Redis): our claims are
+        fresh and still hold it (a renewal may find it lost a moment before its unloading)."""
+        return code in self.store.held and self.claims_fresh()
+
     async def confirm(self, code: str) -> None:
         """Before a room of ours acts (a timer, a message): if our claims may have lapsed,
         renew them now, and raise NotOwner if `code` is no longer ours (StoreUnavailable
-        if Redis cannot say). A woken node thus shows nobody a game that moved on."""
-        if self.claims_fresh():
-            return
-        lost = await self.renew_now()
-        for other in lost:
-            if other != code:
-                asyncio.create_task(self.lost(other))
+        if Redis cannot say). A woken node thus shows nobody a game that moved on; a room
+        found lost and not unloaded yet is refused too."""
+        if not self.claims_fresh():
+            for other in await self.renew_now():
+                if other != code:
+                    asyncio.create_task(self.lost(other))
         if code not in self.store.held:
             raise NotOwner(code)
 

@@ -78,13 +78,18 @@ class RoomVoice:
         cues: CueBank | None = None,
         dtx: bool = True,
         max_candidates: int | None = None,
+        may_send: Callable[[], bool] | None = None,
     ) -> None:
         """`dtx`: stop sending a listener packets while their mix stays silent
         (one every 400 ms), as a browser's Opus DTX does on its uplink.
         `on_peer_lost(pid)`: a player's connection failed or was closed by the
-        other end (not by `drop` nor by a newer offer)."""
+        other end (not by `drop` nor by a newer offer).
+        `may_send()`: asked before each tick (so it must be cheap); while False the
+        tick mixes, sends and reports nothing (cluster mode: this node slept past its
+        claims' life and the room may be another node's now)."""
         self.room_code = room_code
         self._on_mouths = on_mouths
+        self._may_send = may_send
         self._on_peer_lost = on_peer_lost
         self._opus = opus or OpusSettings()
         self._dtx = dtx
@@ -274,6 +279,8 @@ class RoomVoice:
                     self._figures.late += 1
             if not self._peers:
                 continue  # nobody to send to: an empty room costs nothing
+            if self._may_send is not None and not self._may_send():
+                continue  # mic packets wait in the MicBatch (bounded) meanwhile
             try:
                 self._step()
             except Exception:  # one bad tick must not silence the room for good

@@ -71,6 +71,8 @@ class Rooms:
             room.welcome_extra = lambda: {"node": cluster.url, "nodes": cluster.known_urls()}
             # A node that slept past its claims checks them before its rooms act (issue 33).
             room.confirm = cluster.confirm
+            # The voice loop and its mouths run outside the commands: a local check per tick.
+            room.may_send = lambda: cluster.may_send(code)
         return room
 
     async def _load(self, code: str) -> Room | None:

@@ -69,6 +69,10 @@ class Room:
         # Cluster mode: awaited before each command; raises NotOwner when the room may
         # have moved while this node slept (server/cluster/node.py `Cluster.confirm`).
         self.confirm: Callable[[str], Any] | None = None
+        # Cluster mode: a cheap local check (no Redis) that the room is still claimed and the
+        # claims renewed within their life; while False the voice sends no audio nor mouths
+        # (server/cluster/node.py `Cluster.may_send`).
+        self.may_send: Callable[[], bool] | None = None
         # Extra welcome fields (cluster mode: this node's URL and the live nodes').
         self.welcome_extra: Callable[[], dict[str, Any]] | None = None
         self.settings = settings
@@ -111,7 +115,8 @@ class Room:
                                on_peer_lost=lambda pid: self.post(self.cmd_voice_lost, pid),
                                max_candidates=settings.rtc_max_candidates,
                                layout_now=lambda: hearing.layout(self),
-                               codec=settings.voice_codec)
+                               codec=settings.voice_codec,
+                               may_send=lambda: self.may_send is None or self.may_send())
         # Voice offers per seat (each makes the server gather and send ICE checks).
         self.offers: dict[str, TokenBucket] = {}
 

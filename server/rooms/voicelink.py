@@ -62,7 +62,7 @@ class VoiceLink:
                  on_peer_lost: Callable[[str], None] | None = None,
                  max_candidates: int | None = None,
                  layout_now: Callable[[], list[str] | None] | None = None,
-                 codec: str = "celt") -> None:
+                 codec: str = "celt", may_send: Callable[[], bool] | None = None) -> None:
         """`routing_now()` is the room's current audio.Routing (whispers in progress
         included), asked whenever it may be stale; `on_peer_lost(pid)`: a player's voice
         connection dropped by itself.
@@ -70,7 +70,9 @@ class VoiceLink:
         `listeners()` gives every connected socket as (player id, send_text); without it
         channel mates do not see each other's mouths (everyone gets `send_all`'s message).
         `layout_now()` is the circle of seats when the room places voices around the
-        table, else None. `codec`: `Settings.voice_codec`.
+        table, else None. `codec`: `Settings.voice_codec`. `may_send()`: whether this
+        node may still speak for the room (cheap: asked every tick); while False neither
+        voice nor mouths leave (cluster mode: claims not renewed within their life).
         """
         self.code = code
         self.ice_servers = list(ice_servers)
@@ -83,6 +85,7 @@ class VoiceLink:
         self._codec = codec
         self._listeners = listeners
         self._layout_now = layout_now
+        self._may_send = may_send
         # Each listener's own volumes (speaker -> gain, 0 muted), kept here so that they
         # outlive the voice (it starts and stops with the room's peers) and reconnects.
         self._volumes: dict[str, dict[str, float]] = {}
@@ -124,7 +127,8 @@ class VoiceLink:
                     self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
                     on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31),
                     max_candidates=self._max_candidates,
-                    opus=voice_module().OpusSettings.for_codec(self._codec))
+                    opus=voice_module().OpusSettings.for_codec(self._codec),
+                    may_send=self._may_send)
                 await voice.start()
                 self.voice = voice
                 self.refresh()
@@ -205,6 +209,8 @@ class VoiceLink:
 
     def _on_mouths(self, levels: dict[str, float]) -> None:
         """From the voice, >= 15 times a second: `mouths` messages to the sockets."""
+        if self._may_send is not None and not self._may_send():
+            return  # the closing all-silent levels too: the room may be another node's
         if self._listen_only:
             levels = {p: v for p, v in levels.items() if p not in self._listen_only}
         allowed = frozenset(self._mouths_allowed())

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
+from server.cluster.node import Cluster
 from server.rooms.codes import hash_token
 from server.storage.redis_store import RedisStore
 from server.storage.seam import ActionRow, GameRow, NotOwner, PlayerRow
@@ -143,3 +144,22 @@ async def test_tokens_are_stored_only_as_their_sha256(two_nodes, redis_proc, pre
     text = "\n".join(dump)
     assert hash_token("t1") in text
     assert "t1" not in text.replace(hash_token("t1"), "")
+
+
+async def test_issue33_1_a_room_found_lost_neither_sends_nor_acts_until_it_is_unloaded(
+        two_nodes):
+    """Issue 33 item 1 (residue): a node woken past its claims' life renews them and finds a
+    room taken; its claims are fresh again while the room is still loaded (unloading it
+    takes a round trip or two). Meanwhile the room may send nothing (the voice loop's
+    local check, no Redis call) and may not act (`confirm` refuses it)."""
+    a, b = two_nodes
+    await _game_room(a)
+    node = Cluster(a.r, a, node_id="n1", url="http://n1.test", ttl=TTL)
+    assert node.may_send("ABCDE")
+    await asyncio.sleep(TTL + 0.2)                  # n1 sleeps past its claim's life
+    assert not node.may_send("ABCDE")               # its last renewal is too old
+    assert await b.claim("ABCDE") == 2
+    assert await node.renew_now() == ["ABCDE"]      # the wake's renewal: the room is lost
+    assert node.claims_fresh() and not node.may_send("ABCDE")
+    with pytest.raises(NotOwner):
+        await node.confirm("ABCDE")
