@@ -10,8 +10,11 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 import game
-from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE
+from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE, wait_until
+from tests.support.server_proc import ServerProc
 
 COUNTDOWN_MS = 3 * 800  # web/offline/play.js: "3", "2", "1", 800 ms each
 OFFLINE_BUILD = Path(__file__).resolve().parents[2] / "offline-build"
@@ -287,3 +290,36 @@ def same_bytes_offline(page) -> dict:
     assert replay_bytes(record) == browser_bytes
     assert json.loads(browser_bytes)["phase"] == "over"
     return record
+
+
+def offline_whole_game(driver, db: Path, log, *, ready_text: str | None = None,
+                       start_timeout: float = 120.0) -> None:
+    """With `driver` (Firefox's or WebKit's): the one-phone page kept for offline use, the
+    server stopped, the page served by its service worker alone, and a whole Classica of
+    three played on it by taps to its end screen, replayed by CPython to the same bytes."""
+    if not (OFFLINE_BUILD / "manifest.json").is_file():
+        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
+    with ServerProc(db) as srv:
+        url = srv.url("/offline/")
+        driver.goto(url)
+        wait_until(lambda: driver.js("document.querySelector('#offline-status')?.dataset.ready")
+                   == "yes", timeout=120, what="ready for offline use")
+        if ready_text is not None:
+            assert driver.text("#offline-status") == ready_text
+        log("ready for offline use")
+    # The server is gone: the service worker alone serves the page and the core. (The
+    # first visit's own start of the core is not waited for: the offline start below is
+    # the same code from the cache, and a core's start is most of this test's time.)
+    driver.goto(url)
+    wait_until(lambda: driver.js("window.__onephone && window.__onephone.screen") == "setup",
+               timeout=start_timeout, what="the one-phone page offline")
+    assert driver.count("#opt-preset option") >= 3
+    log("setup screen offline")
+    setup_by_taps(driver, ["Ada", "Bruno", "Carla"], "classica")
+    steps = play_by_taps(driver)
+    assert {"pass", "card", "turn", "vote"} <= set(steps), steps
+    assert driver.js("document.querySelector('#outcome')?.dataset.outcome") in (
+        "innocents", "impostors")
+    log(f"end screen offline: {' '.join(steps)}")
+    same_bytes_offline(driver)
+    assert not driver.errors, driver.errors

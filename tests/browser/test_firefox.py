@@ -18,10 +18,9 @@ from client.rtc_peer import Syllables
 from tests.browser.bot_thread import BotThread
 from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
 from tests.browser.harness import SCREENS, i18n, wait_until
-from tests.browser.onephone import OFFLINE_BUILD, play_by_taps, same_bytes_offline, setup_by_taps
+from tests.browser.onephone import offline_whole_game
 from tests.browser.page_game import Timeline, play_intruso_page, quick_table
 from tests.e2e.spectrum import tone_db_robust
-from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -134,28 +133,4 @@ def test_firefox_onephone_page_offline_whole_game(tmp_path, ff):
     players) played on it by real taps to its end screen: the phone passed, each card
     shown by a tap, the spoken turns, the vote's real 3-2-1 and the table's tap. CPython's
     core replays the page's record to the same bytes."""
-    if not (OFFLINE_BUILD / "manifest.json").is_file():
-        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
-    log = Timeline("firefox offline")
-    with ServerProc(tmp_path / "s.db") as srv:
-        url = srv.url("/offline/")
-        ff.goto(url)
-        wait_until(lambda: ff.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
-                   timeout=120, what="ready for offline use")
-        assert ff.text("#offline-status") == IT["offline.ready"]
-        log("ready for offline use")
-    # The server is gone: the service worker alone serves the page and the core. (The
-    # first visit's own start of the core is not waited for: the offline start below is
-    # the same code from the cache, and a core's start is most of this test's time.)
-    ff.goto(url)
-    wait_until(lambda: ff.js("window.__onephone && window.__onephone.screen") == "setup",
-               timeout=120, what="the one-phone page offline")
-    assert ff.count("#opt-preset option") >= 3
-    log("setup screen offline")
-    setup_by_taps(ff, ["Ada", "Bruno", "Carla"], "classica")
-    steps = play_by_taps(ff)
-    assert {"pass", "card", "turn", "vote"} <= set(steps), steps
-    assert ff.js("document.querySelector('#outcome')?.dataset.outcome") in ("innocents", "impostors")
-    log(f"end screen offline: {' '.join(steps)}")
-    same_bytes_offline(ff)
-    assert not ff.errors, ff.errors
+    offline_whole_game(ff, tmp_path / "s.db", Timeline("firefox offline"), ready_text=IT["offline.ready"])

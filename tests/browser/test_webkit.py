@@ -12,7 +12,7 @@ from client.autoplay import autoplay
 from tests.browser import webkit
 from tests.browser.bot_thread import BotThread, lupi_policy
 from tests.browser.harness import i18n, wait_until
-from tests.browser.onephone import OFFLINE_BUILD, play_by_taps, same_bytes_offline, setup_by_taps
+from tests.browser.onephone import offline_whole_game
 from tests.browser.page_game import (
     Timeline,
     create_room,
@@ -22,7 +22,6 @@ from tests.browser.page_game import (
     play_lupi_page,
     quick_table,
 )
-from tests.support.server_proc import ServerProc
 
 # One worker runs the module, so its one browser serves both tests.
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("webkit")]
@@ -156,27 +155,4 @@ def test_webkit_onephone_page_offline_whole_game(tmp_path, wk):
     three players) is played on it by taps to its end screen: the phone passed, each
     card shown by a tap, the spoken turns, the vote's real 3-2-1 and the table's tap.
     CPython's core replays the page's record to the same bytes."""
-    if not (OFFLINE_BUILD / "manifest.json").is_file():
-        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
-    log = Timeline("webkit offline")
-    with ServerProc(tmp_path / "s.db") as srv:
-        url = srv.url("/offline/")
-        wk.goto(url)
-        wait_until(lambda: wk.js("document.querySelector('#offline-status')?.dataset.ready") == "yes",
-                   timeout=120, what="ready for offline use")
-        log("ready for offline use")
-    # The server is gone: the service worker alone serves the page and the core. (The
-    # first visit's own start of the core is not waited for: the offline start below is
-    # the same code from the cache, and a core's start is most of this test's time.)
-    wk.goto(url)
-    wait_until(lambda: wk.js("window.__onephone && window.__onephone.screen") == "setup",
-               timeout=150, what="the one-phone page offline")
-    assert wk.count("#opt-preset option") >= 3
-    log("setup screen offline")
-    setup_by_taps(wk, ["Ada", "Bruno", "Carla"], "classica")
-    steps = play_by_taps(wk)
-    assert {"pass", "card", "turn", "vote"} <= set(steps), steps
-    assert wk.js("document.querySelector('#outcome')?.dataset.outcome") in ("innocents", "impostors")
-    log(f"end screen offline: {' '.join(steps)}")
-    same_bytes_offline(wk)
-    assert not wk.errors, wk.errors
+    offline_whole_game(wk, tmp_path / "s.db", Timeline("webkit offline"), start_timeout=150)
