@@ -9,8 +9,8 @@ Every server here listens on 127.0.0.1 only (`--host`), as tests must.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
+import functools
 import io
 import re
 import ssl
@@ -190,20 +190,9 @@ def test_certfile_without_keyfile_is_refused_clearly(tmp_path):
 
 
 def test_lan_binds_every_interface_unless_a_host_is_given(monkeypatch):
-    from server.main import settings_from_args
+    from tests.server.test_evening_reach import settings as settings_of
 
-    def settings(*flags, env=None):
-        for k in ("SUSSURRO_HOST", "SUSSURRO_LAN", "SUSSURRO_REDIS"):
-            monkeypatch.delenv(k, raising=False)
-        for k, v in (env or {}).items():
-            monkeypatch.setenv(k, v)
-        ns = argparse.Namespace(host=None, port=None, db=None, log_level=None, ice_servers=None,
-                                public_url=None, lan=False, local=False, certfile=None,
-                                keyfile=None)
-        for flag in flags:
-            key, _, value = flag.partition("=")
-            setattr(ns, key, value or True)
-        return settings_from_args(ns)
+    settings = functools.partial(settings_of, monkeypatch)
 
     # Issue 31: the default is the evening's server (was: loopback); --local is loopback.
     assert settings().host == "::" and settings().lan
