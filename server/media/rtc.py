@@ -664,7 +664,8 @@ class MicBatch:
 
     MAX_HELD = 256  # ~5 s of one talker: only a stalled loop gets near it
 
-    __slots__ = ("holding", "_held", "_native", "_decoders", "dry", "decodes", "decode_ns")
+    __slots__ = ("holding", "_held", "_native", "_decoders", "dry", "decodes", "decode_ns",
+                 "_retired")
 
     def __init__(self) -> None:
         self.holding = False
@@ -677,6 +678,18 @@ class MicBatch:
         # the room's mic decodes (held or not) and their CPU time (the thread's clock)
         self.decodes = 0
         self.decode_ns = 0
+        self._retired: dict[str, int] = {}  # the recovery counts of decoders closed since
+
+    def recovery_counts(self) -> dict[str, int]:
+        """The room's mic streams' recovery counts (server/media/recovery.py), summed, those
+        of closed peers included: frames rebuilt from FEC, concealed, packets reordered,
+        packets too late."""
+        total = dict(self._retired)
+        for decoder in self._decoders:
+            if decoder.recovery is not None:
+                for name, n in decoder.recovery.counts().items():
+                    total[name] = total.get(name, 0) + n
+        return total
 
     def register(self, decoder: MicDecoder) -> None:
         """`decoder` is settled at every flush until its peer is closed."""
@@ -727,6 +740,10 @@ class MicBatch:
         if dry is None:
             return
         if any(d._peer.closed for d in self._decoders):
+            for d in self._decoders:
+                if d._peer.closed and d.recovery is not None:
+                    for name, n in d.recovery.counts().items():
+                        self._retired[name] = self._retired.get(name, 0) + n
             self._decoders = [d for d in self._decoders if not d._peer.closed]
         now = time.monotonic()
         for decoder in self._decoders:
