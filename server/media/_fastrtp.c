@@ -146,15 +146,26 @@ static void Sender_dealloc(Sender *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* send(payload: bytes, tick: int) -> int: ticks sent since the last sync() */
+/* send(payload: bytes, tick: int[, pt: int]) -> int: ticks sent since the last sync();
+ * `pt`: this packet's payload type instead of the header's (RED, server/media/protect.py) */
 static PyObject *Sender_send(Sender *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyBytes_CheckExact(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "send(payload: bytes, tick: int)");
+    if (nargs < 2 || nargs > 3 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "send(payload: bytes, tick: int[, pt: int])");
         return NULL;
     }
     long long tick = PyLong_AsLongLong(args[1]);
     if (tick == -1 && PyErr_Occurred())
         return NULL;
+    long pt = -1;
+    if (nargs == 3 && args[2] != Py_None) {
+        pt = PyLong_AsLong(args[2]);
+        if (pt == -1 && PyErr_Occurred())
+            return NULL;
+        if (pt < 0 || pt > 127) {
+            PyErr_SetString(PyExc_ValueError, "pt: 0..127");
+            return NULL;
+        }
+    }
     if (self->fd < 0) {
         PyErr_SetString(PyExc_ValueError, "the sender is closed");
         return NULL;
@@ -168,6 +179,8 @@ static PyObject *Sender_send(Sender *self, PyObject *const *args, Py_ssize_t nar
     unsigned char buf[BUFFER];
     uint32_t ts = self->origin + (uint32_t)((unsigned long long)(tick - self->tick0) * FRAME);
     memcpy(buf, self->header, (size_t)h);
+    if (pt >= 0)
+        buf[1] = (unsigned char)((buf[1] & 0x80) | pt);
     buf[2] = (unsigned char)(self->seq >> 8);
     buf[3] = (unsigned char)self->seq;
     buf[4] = (unsigned char)(ts >> 24);

@@ -76,6 +76,13 @@ from server.media.opus import (
     frame_to_mono,
     make_packet,
 )
+from server.media.protect import (
+    LinkReport,
+    RedPacker,
+    answer_with_red,
+    offered_red,
+    watch_reports,
+)
 from server.media.recovery import MicRecovery
 from server.media.rtp_in import RtpIn, receive_directly
 from server.media.srtp import FastSrtp, fast_srtp
@@ -315,8 +322,9 @@ class DirectRtp:
         self.native = None  # a server.media._fastrtp.Sender once go_native() made one
         self._native_pair = None
 
-    def send(self, payload: bytes, timestamp: int) -> None:
-        """Send one payload whose RTP time is `timestamp` (in 1/48000 s since the first)."""
+    def send(self, payload: bytes, timestamp: int, pt: int | None = None) -> None:
+        """Send one payload whose RTP time is `timestamp` (in 1/48000 s since the first);
+        `pt`: its payload type, if not the codec's (RED: server/media/protect.py)."""
         sender = self._sender
         if not sender._enabled:
             return
@@ -330,6 +338,9 @@ class DirectRtp:
         header = self._header
         rtp_ts = (self._origin + timestamp) & 0xFFFFFFFF
         struct.pack_into("!HL", header, 2, self._seq, rtp_ts)
+        if pt is not None:
+            header = bytearray(header)
+            header[1] = (header[1] & 0x80) | pt
         srtp = self._srtp
         if srtp is not None:
             data = srtp.protect(header, payload)
@@ -473,10 +484,14 @@ class MixTrack(MediaStreamTrack):
         self.stopped = asyncio.Event()
         self._first_tick: int | None = None
         self._direct: DirectRtp | None = None
-        self._fast: Callable[[bytes, int], int] | None = None  # the compiled Sender's send
+        self._fast: Callable[..., int] | None = None  # the compiled Sender's send
         self._native_at = 0  # the tick from which go_native() may be tried (again)
         self.sent = 0
         self.dropped = 0
+        # what the listener's receiver reports say, and RED for a lossy link where the
+        # answer accepted it (server/media/protect.py); None: plain Opus always
+        self.link = LinkReport()
+        self.red: RedPacker | None = None
 
     def attach(self, direct: DirectRtp) -> None:
         """Send from now on through `direct`, starting with what is queued."""
@@ -485,9 +500,9 @@ class MixTrack(MediaStreamTrack):
             payload, tick = self._queue.popleft()
             self._send(direct, payload, tick)
 
-    def _send(self, direct: DirectRtp, payload: bytes, tick: int) -> None:
+    def _send(self, direct: DirectRtp, payload: bytes, tick: int, pt: int | None = None) -> None:
         self.sent += 1
-        direct.send(payload, (tick - self._first_tick) * FRAME)
+        direct.send(payload, (tick - self._first_tick) * FRAME, pt)
         if tick >= self._native_at and direct.native is None:
             self._native_at = tick + SYNC_EVERY
             native = direct.go_native(self._first_tick)
@@ -512,8 +527,14 @@ class MixTrack(MediaStreamTrack):
     def push(self, payload: bytes, tick: int) -> None:
         """Send or queue one payload; if the sender has stalled, the oldest goes."""
         fast = self._fast
+        red = self.red
+        pt = None
+        if red is not None and (fast is not None or self._direct is not None):
+            packed = red.pack(payload, tick, self.link.distance)
+            if packed is not None:
+                payload, pt = packed, red.pt
         if fast is not None:  # server.media._fastrtp: header, SRTP and sendto in one C call
-            if fast(payload, tick) >= SYNC_EVERY:
+            if fast(payload, tick, pt) >= SYNC_EVERY:
                 self._sync(tick)
             return
         if self.readyState != "live":
@@ -521,7 +542,7 @@ class MixTrack(MediaStreamTrack):
         if self._first_tick is None:
             self._first_tick = tick
         if self._direct is not None:
-            self._send(self._direct, payload, tick)
+            self._send(self._direct, payload, tick, pt)
             return
         if len(self._queue) >= self._maxlen:
             self._queue.popleft()
@@ -632,6 +653,11 @@ async def open_peer(
 
         answer_sdp = ask_for_dtx(await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT),
                                  stereo=offers_stereo(offer_sdp))
+        # The listener's side: its receiver reports read, and RED where it was offered
+        red = offered_red(offer_sdp)
+        answer_sdp, opus_pt = answer_with_red(answer_sdp, red)
+        if watch_reports(transceiver.sender, track.link) and opus_pt is not None:
+            track.red = RedPacker(red[0], opus_pt)
         if decoding:  # the ICE sockets exist now; mic packets skip aiortc's receive task
             peer.rtp_in = receive_directly(transceiver.receiver, decoder)
     except VoiceError:
