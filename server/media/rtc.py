@@ -806,6 +806,7 @@ class MicDecoder(ImmediateJitterBuffer):
         self._direct: DirectDecoder | None = direct_decoder()
         self._decoder = AiortcOpusDecoder() if self._direct is None else None
         self.recovery: MicRecovery | None = None
+        self._pyav_last: int | None = None
         if self._direct is not None:
             self.recovery = MicRecovery(self._direct, self._recovered)
             if batch is not None:
@@ -853,6 +854,12 @@ class MicDecoder(ImmediateJitterBuffer):
                     batch.decodes += 1
                     batch.decode_ns += time.thread_time_ns() - t0
             return
+        if seq is not None:
+            # aiortc's decoder (no recovery): a packet older than the last one decoded is
+            # dropped, as aiortc's own buffer does (the compiled receiver hands them on)
+            if self._pyav_last is not None and not uint16_gt(seq, self._pyav_last):
+                return
+            self._pyav_last = seq
         frame = JitterFrame(data=data, timestamp=timestamp)
         try:
             frames = self._decoder.decode(frame)
