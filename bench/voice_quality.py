@@ -29,7 +29,8 @@ STUN, DTLS and RTCP pass. Profiles are data (`PROFILES`), seeded per cell.
 
 Recording: an AudioWorklet on the listener's received stream (the room page's <audio>
 element's stream, as the app plays it) and another on the speaker's own mic stream (the
-"mouth"), both in the same browser, each sample on the page's clock through
+"mouth"), both in the same browser, in AudioContexts with latencyHint "playback" (large
+render buffers: a loaded machine starves them less), each sample on the page's clock through
 AudioContext.getOutputTimestamp(). Each sentence is found in the mic recording, then in the
 listener's (cross-correlation); its lag is the mouth-to-ear delay and the aligned segment
 (0.3 s either side) is scored: PESQ-WB (P.862.2, 16 kHz) and STOI against the WAV's sentence.
@@ -359,7 +360,7 @@ registerProcessor("rec", Rec);
 INSTALL_RECORDER = """async ([code, which]) => {
   const stream = which === "mic" ? window.__mic
     : (document.getElementById("remote-audio")?.srcObject || window.__remote);
-  const ctx = new AudioContext({ sampleRate: 48000, latencyHint: "interactive" });
+  const ctx = new AudioContext({ sampleRate: 48000, latencyHint: "playback" });
   await ctx.audioWorklet.addModule(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
   const node = new AudioWorkletNode(ctx, "rec", {
     numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1, channelCountMode: "explicit" });
