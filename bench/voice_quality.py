@@ -566,8 +566,10 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
     out = {**summarise(sentences), "sentences": sentences, "relay": counts_delta(c0, c1),
            "listener_inbound_rtp": stats_delta(s0, s1), "window_s": round(t1 - t0, 1),
            "load_avg_1min": [round(load0, 1), round(os.getloadavg()[0], 1)]}
-    if imp.blackout:
-        out["blackout"] = f"{PROFILES[profile]['blackout_s']} s from 0.8 s into sentence 2"
+    if "blackout_s" in PROFILES[profile]:
+        out["blackout"] = (f"{PROFILES[profile]['blackout_s']} s from 0.8 s into sentence 2"
+                           if imp.blackout else "none: the loop's phase was not known yet"
+                           " (the call's first cell; put another profile before it)")
     return out
 
 
@@ -597,11 +599,12 @@ def blackout_window(call: Call, sp: Speech, length: float) -> tuple[float, float
     return mono, mono + length
 
 
-def check_relayed(cell: dict, path: str) -> None:
-    """The media went through the relay (ICE took no other way): fail loudly otherwise."""
-    rtp = sum(d["rtp"] + d["rtp_dropped"] for d in cell["relay"].values())
-    if rtp == 0:
-        raise RuntimeError(f"{path}: the relay carried no RTP: {cell['relay']}")
+def check_relayed(cell: dict, path: str, direction: str) -> None:
+    """The media went through the relay in the impaired direction (ICE took no other way):
+    fail loudly otherwise."""
+    got = cell["relay"][direction]
+    if got["rtp"] + got["rtp_dropped"] == 0:
+        raise RuntimeError(f"{path}: the relay carried no RTP {direction}: {cell['relay']}")
 
 
 # ---------------------------------------------------------------- set-ups
@@ -738,7 +741,7 @@ def run(paths: list[str], profiles: list[str], seed: int = 1, sentences: int = 3
                     for path in group:
                         for profile in profiles:
                             cell = measure(relay, call, path, profile, sp, seed)
-                            check_relayed(cell, path)
+                            check_relayed(cell, path, call.impaired[path][1])
                             result["cells"].setdefault(path, {})[profile] = cell
                             if log:
                                 log(f"{path} {profile}: PESQ {cell['pesq_wb_mean']} STOI "
