@@ -450,15 +450,20 @@ def stats_delta(s0: dict, s1: dict) -> dict:
 # ---------------------------------------------------------------- scoring
 
 def locate(ref: np.ndarray, x: np.ndarray) -> tuple[int, float]:
-    """Where `ref` best matches in `x` (the cross-correlation's peak) and the normalised
-    correlation there (1: the same waveform)."""
-    if len(x) < len(ref):
+    """Where `ref` best matches in `x` and the normalised cross-correlation there (1: the
+    same waveform). Normalised by the energy of each stretch of `x` (not below 5 % of
+    `ref`'s, so near-silence cannot match): an occurrence cut by the recording's edge scores
+    below a whole one, however loud."""
+    n = len(ref)
+    if len(x) < n:
         return 0, 0.0
     c = correlate(x, ref, mode="valid", method="fft")
-    i = int(np.argmax(c))
-    seg = x[i : i + len(ref)]
-    norm = float(np.linalg.norm(ref) * np.linalg.norm(seg))
-    return i, float(c[i] / norm) if norm > 0 else 0.0
+    e = np.concatenate([[0.0], np.cumsum(x.astype(np.float64) ** 2)])
+    stretch = np.sqrt(np.maximum(e[n:] - e[:-n], 0.0))
+    size = float(np.linalg.norm(ref))
+    r = c / (size * np.maximum(stretch, 0.05 * size) + 1e-12)
+    i = int(np.argmax(r))
+    return i, float(r[i])
 
 
 def stoi16(ref: np.ndarray, deg: np.ndarray) -> float:
