@@ -614,7 +614,7 @@ def check_relayed(cell: dict, path: str, direction: str) -> None:
 
 # ---------------------------------------------------------------- set-ups
 
-def new_page(browser, relay: Relay, link: Link, side: int):
+def new_page(browser, link: Link, side: int):
     """A fresh context's page whose candidates all go through `link`: it sends to the
     link's port `side` and is known to the other end by the other port."""
     from tests.browser.harness import PHONE
@@ -640,8 +640,8 @@ def open_room(stack: contextlib.ExitStack, browser, relay: Relay, tmp: Path) -> 
 
     srv = stack.enter_context(ServerProc(tmp / "vq.db"))
     up, down = relay.link(), relay.link()
-    speaker = Player("Voce", 0.0, None, new_page(browser, relay, up, 0))
-    listener = Player("Orecchio", 0.0, None, new_page(browser, relay, down, 0))
+    speaker = Player("Voce", 0.0, None, new_page(browser, up, 0))
+    listener = Player("Orecchio", 0.0, None, new_page(browser, down, 0))
     code = create_room(srv, speaker, "?testaudio=1")
     speaker.page.click("#mic-enable")
     join_room(srv, listener, code, query="?testaudio=1")
@@ -687,7 +687,7 @@ def open_direct(browser, relay: Relay) -> Call:
     one relay link (X: the speaker, Y: the listener). Pages on a local http origin (a
     secure context) that Playwright serves itself."""
     link = relay.link()
-    pages = [new_page(browser, relay, link, side) for side in (0, 1)]
+    pages = [new_page(browser, link, side) for side in (0, 1)]
     for page in pages:
         page.route("http://localhost/vq", lambda r: r.fulfill(
             body="<!doctype html><title>vq</title><body></body>", content_type="text/html"))
@@ -702,12 +702,10 @@ def open_direct(browser, relay: Relay) -> Call:
 
 
 def start_recorders(call: Call) -> None:
-    from tests.browser.harness import wait_until as wait
-
     call.speaker.evaluate(INSTALL_RECORDER, [RECORDER, "mic"])
     call.listener.evaluate(INSTALL_RECORDER, [RECORDER, "ear"])
-    wait(lambda: call.listener.evaluate("() => window.__rec.ctx.state") == "running",
-         timeout=10, what="the recorder running")
+    wait_until(lambda: call.listener.evaluate("() => window.__rec.ctx.state") == "running",
+               10, "the recorder running")
 
 
 def run(paths: list[str], profiles: list[str], seed: int = 1, sentences: int = 3,
