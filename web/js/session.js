@@ -219,6 +219,10 @@ export function handleMessage(msg) {
     case "mouths":
       update({ mouths: msg.levels || {} });
       break;
+    case "links":
+      // Every player's voice link, whole each time (after the welcome, then on changes).
+      update({ links: msg.links || {} });
+      break;
     case "whisper": {
       // The whisperer gets the same message: only whispers *to me* make a banner.
       if (msg.to && msg.to !== state.player) {
