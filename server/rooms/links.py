@@ -39,8 +39,9 @@ class LinkBoard:
         self._send_all(json.dumps(self.message(), separators=(",", ":")))
 
     def clear(self) -> None:
-        """The voice stopped: no state left (told to every socket if there was one)."""
-        self.update({pid: None for pid in self.states})
+        """The voice stopped (the room stops or moves to another node, whose sockets get
+        their own `links` after their welcome): forget every state, telling nobody."""
+        self.states.clear()
 
     def message(self) -> dict[str, Any]:
         """The `links` message: every current state."""
