@@ -114,7 +114,7 @@ export function enterRoom(code, seat) {
   }
   update({
     code, player: seat.player || null, spectator: seat.spectator || null, token: seat.token,
-    room: null, view: null, mouths: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
+    room: null, view: null, mouths: {}, links: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
     whisperHeldTap: false,
   });
   if (conn) conn.close();
