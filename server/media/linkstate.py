@@ -76,7 +76,9 @@ class LinkWatch:
             seen = self._heard.get(pid)
             since = now if seen is None or seen[0] != key else seen[1]
             heard[pid] = (key, since)
-            state = link_state(connection, peer.track.link, now - since)
+            # (reports that cannot be read at all, where aiortc changed, never say gone)
+            quiet = now - since if getattr(peer.track, "link_watched", True) else 0.0
+            state = link_state(connection, peer.track.link, quiet)
             if state is None:  # still connecting: as it was (a lost link stays gone)
                 state = GONE if pid in self.lost else self.states.get(pid)
             elif state != GONE:

@@ -81,6 +81,16 @@ def test_a_watch_says_what_changed_and_nothing_else():
     assert watch.states == {"ada": GOOD}
 
 
+def test_silence_says_nothing_where_the_reports_cannot_be_read():
+    watch = LinkWatch()
+    peer = _peer()
+    peer.track.link_watched = False  # aiortc changed: watch_reports read nothing
+    assert watch.sample({"ada": peer}, 0.0) == {"ada": GOOD}
+    assert watch.sample({"ada": peer}, 60.0) == {}
+    peer.track.link_watched = True
+    assert watch.sample({"ada": peer}, 72.0) == {"ada": GONE}
+
+
 def test_the_board_sends_every_state_when_one_changes():
     sent: list[str] = []
     board = LinkBoard(sent.append)
