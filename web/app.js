@@ -2,7 +2,7 @@
 // draw the top bar and the right screen.
 
 import * as audio from "./js/audio.js";
-import { setMouths } from "./js/avatar.js";
+import { setLinks, setMouths } from "./js/avatar.js";
 import { topbar } from "./js/topbar.js";
 import { getLang, initialLang, loadAll, onLangChange, setLang, t } from "./js/i18n.js";
 import { gameScreen } from "./js/screens/engines.js";
@@ -66,12 +66,14 @@ async function boot() {
     banner.update(keys);
     render(keys);
     setMouths(state.mouths);   // redrawn avatars start closed: give them the current levels
+    setLinks(state.links);     // and unmarked: give them each voice's link
   });
   onLangChange(() => {
     bar.update(new Set(["lang"]));
     banner.update(new Set(["lang"]));
     render("lang");
     setMouths(state.mouths);
+    setLinks(state.links);
   });
 
   // Browsers keep audio muted until a gesture: every tap resumes it (Safari and Firefox

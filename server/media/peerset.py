@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from server.media.linkstate import LinkWatch
 from server.media.rtc import MicBatch, Peer, VoiceError, open_peer
 
 
@@ -31,6 +32,8 @@ class PeerSet:
         self._on_pcm = on_pcm
         self._on_lost = on_lost
         self._locks: dict[str, asyncio.Lock] = {}
+        # each player's link as their avatar shows it (server/media/linkstate.py)
+        self.links = LinkWatch()
 
     async def open(self, pid: str, sdp: str, *, listen_only: bool = False) -> tuple[str, bool]:
         """Answer `pid`'s offer with a new peer, closing the one it replaces: (the answer,
@@ -63,6 +66,7 @@ class PeerSet:
     async def drop(self, pid: str) -> None:
         """Close `pid`'s peer, if any."""
         peer = self.peers.pop(pid, None)
+        self.links.forget(pid)
         if peer is not None:
             await peer.close()
 
@@ -70,6 +74,7 @@ class PeerSet:
         """Close every peer (the voice stops)."""
         peers = list(self.peers.values())
         self.peers.clear()
+        self.links = LinkWatch()
         await asyncio.gather(*(p.close() for p in peers), return_exceptions=True)
 
     def _closed(self, pid: str, peer: Peer) -> None:
@@ -78,7 +83,13 @@ class PeerSet:
         if self.peers.get(pid) is peer:
             self.peers.pop(pid, None)
             asyncio.ensure_future(peer.close())
+            self.links.lose(pid)
             self._on_lost(pid)
+
+    def link_changes(self, now: float) -> dict[str, str | None]:
+        """Each player's link state now (`LinkWatch.sample`; listen-only peers have
+        none): what changed since the last call."""
+        return self.links.sample(self.peers, now, self.listen_only)
 
     def figures(self) -> dict[str, float | int]:
         """How many peers, offers refused, and what the peers took in and sent out

@@ -491,6 +491,7 @@ class MixTrack(MediaStreamTrack):
         # what the listener's receiver reports say, and RED for a lossy link where the
         # answer accepted it (server/media/protect.py); None: plain Opus always
         self.link = LinkReport()
+        self.link_watched = False  # whether the reports are read at all (watch_reports)
         self.red: RedPacker | None = None
 
     def attach(self, direct: DirectRtp) -> None:
@@ -656,7 +657,8 @@ async def open_peer(
         # The listener's side: its receiver reports read, and RED where it was offered
         red = offered_red(offer_sdp)
         answer_sdp, opus_pt = answer_with_red(answer_sdp, red)
-        if watch_reports(transceiver.sender, track.link) and opus_pt is not None:
+        track.link_watched = watch_reports(transceiver.sender, track.link)
+        if track.link_watched and opus_pt is not None:
             track.red = RedPacker(red[0], opus_pt)
         if decoding:  # the ICE sockets exist now; mic packets skip aiortc's receive task
             peer.rtp_in = receive_directly(transceiver.receiver, decoder)

@@ -115,8 +115,7 @@ class RoomVoice:
     # ----------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
-        """Let the 20 ms mixer loop run; it runs while at least one peer is connected
-        (idempotent)."""
+        """Let the 20 ms loop run while at least one peer is connected (idempotent)."""
         self._started = True
         self._loop_if_needed()
 
@@ -197,6 +196,10 @@ class RoomVoice:
         """Ids of the players with a live peer connection."""
         return sorted(self._peers)
 
+    def link_changes(self, now: float) -> dict[str, str | None]:
+        """Each player's link state now (server/media/linkstate.py): what changed."""
+        return self._peerset.link_changes(now)
+
     def _peer_lost(self, pid: str) -> None:
         # The peer set has forgotten a failed peer: the client reconnects with a new offer.
         self._loop_if_needed()
@@ -233,11 +236,8 @@ class RoomVoice:
 
     def set_routing(self, routing: Routing) -> None:
         """Apply the room's routing, whispers in progress included, from the next tick.
-
-        Before the first call every connected player is public, as in a lobby.
-        A whisper's target that has no voice here is not added: its whisperer
-        is then heard by nobody.
-        """
+        Before the first call every connected player is public, as in a lobby. A
+        whisper's target without voice here is not added: its whisperer is heard by nobody."""
         for pid in _routing_players(routing):
             self._ensure_player(pid)
         self._routed = True
@@ -261,7 +261,7 @@ class RoomVoice:
 
     def play_cue(self, name: str, listeners: Iterable[str]) -> None:
         """Play a named cue (audio/cues) to these listeners from the next tick."""
-        listeners = [p for p in listeners]
+        listeners = list(listeners)
         for pid in listeners:
             self._ensure_player(pid)
         self.mixer.play_cue(name, listeners)
@@ -294,8 +294,7 @@ class RoomVoice:
                 log.exception("voice tick failed in room %s", self.room_code)
 
     def _groups(self, mixes: dict[str, np.ndarray]) -> list[tuple[np.ndarray, list[str], bool]]:
-        """Listeners with a peer, grouped by identical mix (`streams.group_mixes`; tests
-        and bench/mixer_bench.py call it on a stand-in with `_peers`)."""
+        """Listeners with a peer by identical mix (tests call it on a stand-in)."""
         return group_mixes(mixes, self._peers)
 
     def _step(self) -> None:
@@ -361,10 +360,9 @@ class RoomVoice:
 
     def stats(self) -> dict:
         """Figures for /metrics: peers, tick cost, underruns, overflows, distinct mixes."""
-        return self._figures.report(
-            peers=self._peerset.figures(), ticks=self._tick, mixer=self.mixer,
-            streams=self._streams.streams, mic=self._mic, clock=self._clock,
-            loop_running=self.loop_running)
+        return self._figures.report(peers=self._peerset.figures(), ticks=self._tick,
+                                    mixer=self.mixer, streams=self._streams.streams, mic=self._mic,
+                                    clock=self._clock, loop_running=self.loop_running)
 
 
 def _routing_players(routing: Routing) -> set[str]:

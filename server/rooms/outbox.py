@@ -166,12 +166,12 @@ class Outbox:
             if m is not None and m.conn is not None:
                 m.conn.send(note)
 
-    def send_all(self, text: str) -> None:
-        """Mouth levels (or another latest-only text) to every socket."""
+    def send_all(self, text: str, kind: str = "mouths") -> None:
+        """Mouth levels (or another latest-only text of `kind`) to every socket."""
         # The newest levels replace ones a slow reader has not taken yet.
         for m in self.table.sockets():
             if m.conn is not None:
-                m.conn.send_latest("mouths", text)
+                m.conn.send_latest(kind, text)
 
     def listeners(self) -> list[tuple[str, Callable[[str], None]]]:
         """Every connected socket as (player id, send): for per-listener mouths. The

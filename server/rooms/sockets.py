@@ -53,6 +53,7 @@ async def attach(room: LiveRoom, pid: str, conn: Connection) -> bool:
     conn.send_room(roster.room_text(room))  # this socket at once, before its view
     room.outbox.room_changed()  # everyone else sees the seat come online
     send_picture(room, member)
+    conn.send(room.voice.links.message())  # every player's voice link, for the avatars
     if was_away:
         room.schedule()  # an away host's hand-over may be due now that someone is here
     return True
@@ -82,6 +83,7 @@ def _attach_spectator(room: LiveRoom, sid: str, conn: Connection) -> bool:
     conn.send_room(roster.room_text(room))
     room.outbox.room_changed()  # the count of screens watching changed
     send_picture(room, spectator)
+    conn.send(room.voice.links.message())
     return True
 
 

@@ -5,6 +5,8 @@ the routing here; this module owns the `RoomVoice` object, answers WebRTC
 offers beside the room's actor (ICE gathering can take a while), and fans
 the voice's mouth levels out to the sockets as `mouths` messages.
 A server without the voice layer still plays: offers get `voice_unavailable`.
+It also samples each player's link state for the avatars (`links`,
+server/rooms/links.py).
 
 Mouths: every listener sees the mouths the game's policy shows everyone
 (`policy.mouths`); a member of a private channel (the routing's `channels`,
@@ -21,10 +23,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from server.rooms.codes import new_seed
+from server.rooms.links import SAMPLE_EVERY, LinkBoard
 from server.wire import protocol as P
 from server.wire.connection import Connection
 
@@ -97,6 +101,8 @@ class VoiceLink:
         self._regime: tuple | None = None  # (mouths allowed, channels) when last sent
         # Peers that only listen (spectator screens): never a speaker, never a mouth.
         self._listen_only: set[str] = set()
+        # Each player's link as the avatars show it, sampled while the voice exists.
+        self.links = LinkBoard(lambda text: send_all(text, "links"))
 
     @staticmethod
     def available() -> bool:
@@ -125,13 +131,14 @@ class VoiceLink:
             if self.voice is None:
                 voice = voice_module().RoomVoice(
                     self.code, ice_servers=self.ice_servers, on_mouths=self._on_mouths,
-                    on_peer_lost=self._on_peer_lost, seed=new_seed() % (2**31),
+                    on_peer_lost=self._peer_lost, seed=new_seed() % (2**31),
                     max_candidates=self._max_candidates,
                     opus=voice_module().OpusSettings.for_codec(self._codec),
                     may_send=self._may_send)
                 await voice.start()
                 self.voice = voice
                 self.refresh()
+                self._spawn(self._watch_links())
             return self.voice
 
     async def _negotiate(self, pid: str, conn: Connection, sdp: str, ref: Any,
@@ -161,7 +168,32 @@ class VoiceLink:
     def drop(self, pid: str) -> None:
         """Close `pid`'s peer, if any."""
         if self.voice is not None:
-            self._spawn(self.voice.drop(pid))
+            self._spawn(self._drop(self.voice, pid))
+
+    async def _drop(self, voice: Any, pid: str) -> None:
+        await voice.drop(pid)
+        self.sample_links()  # no voice, no state
+
+    def _peer_lost(self, pid: str) -> None:
+        self.sample_links()  # gone, at once
+        if self._on_peer_lost is not None:
+            self._on_peer_lost(pid)
+
+    # Links ------------------------------------------------------------------
+
+    async def _watch_links(self) -> None:
+        while True:
+            await asyncio.sleep(SAMPLE_EVERY)
+            self.sample_links()
+
+    def sample_links(self) -> None:
+        """Each player's link state now (the voice's); a `links` message if one changed."""
+        if self.voice is None or (self._may_send is not None and not self._may_send()):
+            return
+        try:
+            self.links.update(self.voice.link_changes(time.monotonic()))
+        except Exception:
+            log.exception("room %s: link states failed", self.code)
 
     # Routing, whispers, cues -------------------------------------------------
 
@@ -288,6 +320,7 @@ class VoiceLink:
             with contextlib.suppress(Exception):
                 await self.voice.stop()
             self.voice = None
+            self.links.clear()
 
 
 def _mouths_text(levels: dict[str, float], seen: Collection[str], quiet: bool = False

@@ -127,7 +127,9 @@ def night_window(bot) -> list[tuple[float, dict]]:
                      if m["type"] == "view" and m["view"]["phase"] == "lynch")
     end = next(i for i, (_, m) in enumerate(arrivals)
                if m["type"] == "view" and m["view"]["phase"] == "day" and m["view"]["day"] == 2)
-    return arrivals[last_lynch + 1:end + 1]
+    # `links` (each voice's network state, docs/protocol.md) is left out: it follows the
+    # loopback's load, not the game, and reads no mic.
+    return [(t, m) for t, m in arrivals[last_lynch + 1:end + 1] if m["type"] != "links"]
 
 
 def normalised(window: list[tuple[float, dict]]) -> list[tuple[float, dict]]:

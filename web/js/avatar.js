@@ -1,6 +1,8 @@
 // A player's face: colour, initial, a mouth that opens with their voice level.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { icon } from "./icons.js";
 
 // Colours chosen so a dark initial keeps AA contrast on every one of them.
 export const COLORS = [
@@ -51,5 +53,39 @@ export function setMouths(levels) {
     mouth.dataset.level = shown.toFixed(2);
     mouth.style.transform = `scaleY(${(0.12 + shown * 1.1).toFixed(3)})`;
     mouth.closest(".avatar")?.classList.toggle("speaking", shown > 0);
+  }
+}
+
+const LINK_LABELS = { poor: () => t("net.link.poor"), gone: () => t("net.link.gone") };
+
+/**
+ * Mark every visible face whose voice link is poor or gone (the server's `links`:
+ * {pid: "good" | "poor" | "gone"}); a good link, or none (no voice), has no mark.
+ * The mark sits beside the face in its holder (the avatar's button or box), a small
+ * signal icon named for screen readers (role img, label and title in the page's language).
+ */
+export function setLinks(links) {
+  for (const mouth of document.querySelectorAll(".mouth[data-pid]")) {
+    const svg = mouth.ownerSVGElement;
+    const holder = svg?.parentElement;
+    if (!holder) continue;
+    const pid = mouth.dataset.pid;
+    const link = links?.[pid];
+    const want = link === "poor" || link === "gone" ? link : "";
+    let mark = [...holder.children].find((el) => el.classList.contains("link-mark"));
+    holder.classList.toggle("link-poor", want === "poor");
+    holder.classList.toggle("link-gone", want === "gone");
+    if (!want) {
+      mark?.remove();
+      continue;
+    }
+    const label = LINK_LABELS[want]();
+    if (mark && mark.dataset.link === want && mark.getAttribute("aria-label") === label) continue;
+    mark?.remove();
+    mark = h("span", {
+      class: `link-mark link-mark-${want}`, role: "img", "aria-label": label, title: label,
+      "data-link": want, "data-link-pid": pid,
+    }, icon(want === "gone" ? "signalOff" : "signal", 14));
+    svg.after(mark);
   }
 }

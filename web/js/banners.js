@@ -1,4 +1,5 @@
 // Messages above the screen: who whispers to me, whom I whisper to, lost connection,
+// my own voice's link when it is unstable or gone (with a line of advice),
 // and a toast for refusals that no screen shows in place.
 
 import { h, fill } from "./dom.js";
@@ -21,6 +22,16 @@ export function banners(el) {
     }
     if (state.code && state.conn === "closed") {
       items.push(h("div", { class: "banner banner-warn" }, t("conn.lost")));
+    }
+    const myLink = state.player ? state.links?.[state.player] : null;
+    if (state.code && state.conn !== "closed" && (myLink === "poor" || myLink === "gone")) {
+      // My own voice's link, as everyone sees it on my avatar: what it is, what helps.
+      const poor = myLink === "poor";
+      items.push(h("div", { class: "banner banner-warn banner-link", role: "status", "data-link": myLink },
+        icon(poor ? "signal" : "signalOff", 18), " ",
+        h("span", { class: "banner-link-text" },
+          h("strong", {}, t(poor ? "net.link.own_poor" : "net.link.own_gone")),
+          h("span", { class: "banner-link-hint" }, t(poor ? "net.link.own_poor_hint" : "net.link.own_gone_hint")))));
     }
     for (const pid of Object.keys(state.whispers)) {
       const name = playerById(pid)?.name || "?";
@@ -68,7 +79,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
+      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "lang", "room", "audioBlocked", "links", "player"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
       if (keys.has("notice")) showNotice();
     },

@@ -114,7 +114,7 @@ export function enterRoom(code, seat) {
   }
   update({
     code, player: seat.player || null, spectator: seat.spectator || null, token: seat.token,
-    room: null, view: null, mouths: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
+    room: null, view: null, mouths: {}, links: {}, whispers: {}, whisperingTo: null, whisperHeld: null,
     whisperHeldTap: false,
   });
   if (conn) conn.close();
@@ -218,6 +218,10 @@ export function handleMessage(msg) {
       break;
     case "mouths":
       update({ mouths: msg.levels || {} });
+      break;
+    case "links":
+      // Every player's voice link, whole each time (after the welcome, then on changes).
+      update({ links: msg.links || {} });
       break;
     case "whisper": {
       // The whisperer gets the same message: only whispers *to me* make a banner.

@@ -11,6 +11,7 @@ export const state = {
   room: null,          // last `room` message
   view: null,          // last `view.view`
   mouths: {},          // pid -> 0..1, open mouths only (a pid absent: closed)
+  links: {},           // pid -> "good" | "poor" | "gone": each voice's link (a pid absent: no voice)
   whispers: {},        // pid -> true while that player whispers to me
   whisperingTo: null,  // pid I am whispering to
   whisperHeld: null,   // pid my whisper was to, when it ended without me: nobody hears me until I let go
