@@ -171,11 +171,9 @@ class JitterQueue:
         self._last_push = self._tick
 
     def note(self, since_pop: float, ts: float) -> None:
-        """A frame of media time `ts` (in frames) could have been played from `since_pop`
-        periods after the last pop, though it brings no audio here: a packet that came
-        too late for its tick, or the next packet, whose FEC would have rebuilt a lost
-        one. The playout timing counts its delay, so that a path that reorders or loses
-        packets gets the cushion that lets them be used (audio.arrival)."""
+        """A frame of media time `ts` (frames) came `since_pop` periods after the last pop
+        with no audio for here (too late for its tick, or the FEC of a lost one): its
+        delay counts, so a path that reorders or loses gets the cushion to use them."""
         self._delays.note(self._tick + max(0.0, since_pop), float(ts))
 
     # -------------------------------------------------------------------- pop
