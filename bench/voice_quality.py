@@ -531,6 +531,31 @@ class Call:
     listener: object
     impaired: dict
     loop_start: float | None = None  # page-clock epoch of one start of the mic's loop
+    server: object = None  # the room's ServerProc (its /metrics), None for the direct call
+
+
+# What the server says it did with the speaker's packets and the queues (room cells only)
+SERVER_FIGURES = {
+    "mic_recovered": "sussurro_mic_frames_recovered_total",
+    "mic_concealed": "sussurro_mic_frames_concealed_total",
+    "mic_reordered": "sussurro_mic_packets_reordered_total",
+    "mic_late": "sussurro_mic_packets_late_total",
+    "underruns": "sussurro_jitter_underruns_total",
+    "overflows": "sussurro_jitter_overflows_total",
+}
+
+
+def server_figures(call: Call) -> dict:
+    """The room server's counters of SERVER_FIGURES (loopback /metrics); {} for a direct
+    call or a server that does not count them."""
+    if call.server is None:
+        return {}
+    import httpx
+
+    from bench.browser_latency import _metric
+
+    text = httpx.get(call.server.url("/metrics"), timeout=5).text
+    return {k: _metric(text, name) for k, name in SERVER_FIGURES.items()}
 
 
 def wait_until(fn, timeout: float, what: str):
@@ -553,6 +578,7 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
     else:
         time.sleep(max(0.0, after_a_sentence(call, sp, SETTLE)))
     c0, s0, t0, load0 = relay.counts(link), inbound(call.listener), time.monotonic(), os.getloadavg()[0]
+    f0 = server_figures(call)
     for page in (call.speaker, call.listener):
         page.evaluate(START)
     if "blackout_s" in PROFILES[profile]:
@@ -560,6 +586,7 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
     time.sleep(seconds)
     mic, ear = pull(call.speaker), pull(call.listener)
     c1, s1, t1 = relay.counts(link), inbound(call.listener), time.monotonic()
+    f1 = server_figures(call)
     relay.set(link, direction, None)
     sentences = [score_sentence(sp, i, mic, ear) for i in range(len(sp.spans))]
     placed = [(i, s) for i, s in enumerate(sentences) if "mic_at" in s]
@@ -570,6 +597,7 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
         s.pop("mic_at", None)
     out = {**summarise(sentences), "sentences": sentences, "relay": counts_delta(c0, c1),
            "listener_inbound_rtp": stats_delta(s0, s1), "window_s": round(t1 - t0, 1),
+           **({"server": {k: f1[k] - f0.get(k, 0.0) for k in f1}} if f1 else {}),
            "load_avg_1min": [round(load0, 1), round(os.getloadavg()[0], 1)]}
     if "blackout_s" in PROFILES[profile]:
         out["blackout"] = (f"{PROFILES[profile]['blackout_s']} s from 0.8 s into sentence 2"
@@ -650,7 +678,8 @@ def open_room(stack: contextlib.ExitStack, browser, relay: Relay, tmp: Path) -> 
         wait_until(lambda p=p: connected(p.page), 40, f"{p.name}'s voice connected")
     wait_until(lambda: listener.page.evaluate(
         "() => !!document.getElementById('remote-audio').srcObject"), 20, "the mix playing")
-    return Call(speaker.page, listener.page, {"room-up": (up, "xy"), "room-down": (down, "yx")})
+    return Call(speaker.page, listener.page, {"room-up": (up, "xy"), "room-down": (down, "yx")},
+                server=srv)
 
 
 DIRECT_SPEAKER = """async () => {
