@@ -39,7 +39,8 @@ Policy, in the order a frame meets it:
   within `HOLE_MEMORY` (5 s) is cut back to `target` instead: a frame of
   cushion against its next hole. Each cut takes the quietest 20 ms
   of the queued audio (silence first: the cuts may wait up to `PATIENCE`
-  ticks in all for a pause to be queued, so pauses between words absorb them),
+  ticks in all for a pause to be queued, `PATIENCE_SMALL` (1 s) for an excess of a
+  frame or less, so pauses between words absorb them),
   ends it where the following audio best matches the removed audio's start
   (up to 5 ms later: a pitch-aligned time compression for voiced sound) and
   cross-fades over 5 ms from the removed audio's start, the true continuation
@@ -72,6 +73,11 @@ __all__ = ["JitterQueue", "FADE"]
 
 HOLE_MEMORY = 250  # ticks (5 s): two underruns this close keep the queue a frame deeper
 PATIENCE = 6  # ticks the cuts of one excess may wait in all for a pause to be queued (0.12 s)
+# ... and of an excess of a frame or less (a jitter estimate that came down, the first
+# frames' assumed cushion): 20 ms of latency for a while costs less than a cut inside a
+# word, which costs PESQ 0.1-0.6 on the sentence it falls in (issue 36); a pause (and
+# the end of a talk spurt, which drops what is pending) comes within a second or two
+PATIENCE_SMALL = 50  # ticks (1 s)
 DEEPEST = 12  # frames a timed stream's queue may hold at most (240 ms), for its jitter
 TIMED_EXCESS = 0.5  # ticks of playout delay beyond the jitter's need before a cut
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
@@ -267,7 +273,8 @@ class JitterQueue:
                 if low >= self.target + 1:
                     self._excess = round((low - floor) * FRAME)
         if self._excess > 0:
-            cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < PATIENCE,
+            patience = PATIENCE_SMALL if self._excess <= FRAME else PATIENCE
+            cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < patience,
                              keep=FRAME if timed else None)
             if cut is None:  # no pause queued yet: wait a little for one
                 self._waited += 1
