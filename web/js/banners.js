@@ -1,4 +1,4 @@
-// Messages above the screen: who whispers to me, whom I whisper to, lost connection,
+// Messages above the screen: who whispers to me, whom I whisper to, lost connection or voice,
 // and a toast for refusals that no screen shows in place.
 
 import { h, fill } from "./dom.js";
@@ -21,6 +21,10 @@ export function banners(el) {
     }
     if (state.code && state.conn === "closed") {
       items.push(h("div", { class: "banner banner-warn" }, t("conn.lost")));
+    } else if (state.code && state.voice === "down") {
+      // The socket is up but the voice's path died (a network change, a blackout): the
+      // voice is being replaced by itself; the seat and the game are untouched.
+      items.push(h("div", { class: "banner banner-warn", id: "voice-down", role: "status" }, t("voice.down")));
     }
     for (const pid of Object.keys(state.whispers)) {
       const name = playerById(pid)?.name || "?";
@@ -68,7 +72,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
+      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "voice", "lang", "room", "audioBlocked"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
       if (keys.has("notice")) showNotice();
     },
