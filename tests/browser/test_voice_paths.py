@@ -100,9 +100,12 @@ def test_voice_comes_back_after_blackouts_and_a_network_change(server, pw, tmp_p
             time.sleep(seconds)
             back = time.monotonic()
             restore()
+            ada.page.evaluate("() => { window.__pcLog.push([Math.round(performance.now()), -1, 'back']); }")
             took = heard_again(ada.page, bea.freq, back, BACK_WITHIN + 2)
             timings[name] = round(took, 2)
-            print(name, "heard again after", timings[name], "s; relay", [relay.counts(x) for x in relay.links])
+            log = ada.page.evaluate("() => window.__pcLog.splice(0)")
+            print(name, "heard again after", timings[name], "s; relay", [relay.counts(x) for x in relay.links],
+                  "peers", log)
             # The banner said so during the outage, and is gone now.
             wait_until(lambda: ada.page.locator("#voice-down").count() == 0, timeout=2,
                        what="the banner gone")

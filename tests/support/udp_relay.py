@@ -116,10 +116,14 @@ def use(page, link: Link) -> None:
 # Every RTCPeerConnection made is kept in window.__pcs (the newest last).
 PAGE_HOOK = """(() => {
   window.__pcs = [];
+  window.__pcLog = [];  // [ms, peer's index, event] for a failure's message
   const Native = window.RTCPeerConnection;
   window.RTCPeerConnection = function (...args) {
     const pc = new Native(...args);
-    window.__pcs.push(pc);
+    const i = window.__pcs.push(pc) - 1;
+    const log = (what) => window.__pcLog.push([Math.round(performance.now()), i, what]);
+    log("new");
+    pc.addEventListener("connectionstatechange", () => log(pc.connectionState));
     return pc;
   };
   window.RTCPeerConnection.prototype = Native.prototype;

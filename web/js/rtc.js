@@ -9,11 +9,13 @@ const GATHER_TIMEOUT_MS = 5000;
 const CONNECT_TIMEOUT_MS = 8000;
 const RECONNECT_TIMEOUT_MS = 6000;
 // A connected voice is watched: the server sends every listener at least one packet per
-// 400 ms (Opus DTX in silence), so nothing received this long means the path is dead
-// (Wi-Fi to mobile data, a blackout); "disconnected" this long means the same.
-const WATCH_MS = 250;
-const STALL_MS = 1600;
+// 400 ms (Opus DTX in silence), so nothing received this long (two keepalives missed)
+// means the path is dead (Wi-Fi to mobile data, a blackout); "disconnected" this long
+// means the same. A false alarm costs a fresh peer: a few hundred ms of silence.
+const WATCH_MS = 200;
+const STALL_MS = 1000;
 const DISCONNECTED_MS = 1500;
+const PATH_BACK_MS = 700;  // see probe()
 const FIRST_PACKET_MS = 4000;  // a new peer's first packet may wait for the room's loop
 // Waits before the next attempt once one failed (the last repeats): the voice never gives
 // up while the socket is up; the server's RTC_OFFERS_PER_MINUTE (12) is never reached.
@@ -141,6 +143,34 @@ export class Voice {
     this.watchdog = setTimeout(() => {
       if (this.pc === pc && pc.connectionState !== "connected") this.recover(pc);
     }, this.retry ? RECONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS);
+    if (this.retry) this.probe(pc);
+  }
+
+  /**
+   * A peer made while the path was dead can hold back for seconds after it returns (its
+   * checks and DTLS handshake backed off): once the server's packets reach it again and
+   * it is still not connected PATH_BACK_MS later, a fresh peer is quicker.
+   */
+  probe(pc) {
+    clearInterval(this.watcher);
+    let last = -1;
+    let heardAt = 0;
+    this.watcher = setInterval(async () => {
+      if (this.pc !== pc || pc.connectionState === "connected") return;
+      let got = 0;
+      try {
+        (await pc.getStats()).forEach((r) => {
+          if (r.type === "candidate-pair") got += (r.responsesReceived || 0) + (r.requestsReceived || 0);
+        });
+      } catch {
+        return;
+      }
+      const now = performance.now();
+      if (last >= 0 && got > last && !heardAt) heardAt = now;
+      last = got;
+      // The path is back: no backoff (the offers stay fewer than the server allows).
+      if (heardAt && now - heardAt > PATH_BACK_MS) this.recover(pc, 0, false);
+    }, WATCH_MS);
   }
 
   /**
@@ -148,14 +178,14 @@ export class Voice {
    * least `least` ms). Never gives up; a closed socket stops it (the offer is not sent)
    * and the next welcome starts the voice again.
    */
-  recover(pc, least = 0) {
+  recover(pc, least = 0, backoff = true) {
     if (this.pc !== pc || this.recovering === pc) return;
     this.recovering = pc;
     this.onState("down");
     clearTimeout(this.watchdog);
     clearTimeout(this.dropTimer);
     clearInterval(this.watcher);
-    const wait = Math.max(least, BACKOFF_MS[Math.min(this.retry, BACKOFF_MS.length - 1)]);
+    const wait = backoff ? Math.max(least, BACKOFF_MS[Math.min(this.retry, BACKOFF_MS.length - 1)]) : least;
     this.watchdog = setTimeout(() => {
       if (this.pc !== pc) return;
       this.start(this.mic, this.iceServers, this.retry + 1).catch(() => this.onState("down"));
