@@ -149,7 +149,8 @@ export class Voice {
   /**
    * A peer made while the path was dead can hold back for seconds after it returns (its
    * checks and DTLS handshake backed off): once the server's packets reach it again and
-   * it is still not connected PATH_BACK_MS later, a fresh peer is quicker.
+   * it is still not connected PATH_BACK_MS later (times the attempt's number), a fresh
+   * peer is quicker.
    */
   probe(pc) {
     clearInterval(this.watcher);
@@ -168,8 +169,9 @@ export class Voice {
       const now = performance.now();
       if (last >= 0 && got > last && !heardAt) heardAt = now;
       last = got;
-      // The path is back: no backoff (the offers stay fewer than the server allows).
-      if (heardAt && now - heardAt > PATH_BACK_MS) this.recover(pc, 0, false);
+      // The path is back: the first time no backoff. Each later attempt waits longer (a
+      // loaded server may just be slow to finish DTLS), so this never loops quickly.
+      if (heardAt && now - heardAt > PATH_BACK_MS * this.retry) this.recover(pc, 0, this.retry > 1);
     }, WATCH_MS);
   }
 
@@ -188,7 +190,7 @@ export class Voice {
     const wait = backoff ? Math.max(least, BACKOFF_MS[Math.min(this.retry, BACKOFF_MS.length - 1)]) : least;
     this.watchdog = setTimeout(() => {
       if (this.pc !== pc) return;
-      this.start(this.mic, this.iceServers, this.retry + 1).catch(() => this.onState("down"));
+      this.start(this.mic, this.iceServers, this.retry + 1).catch(() => this.onState("failed"));
     }, wait);
   }
 
