@@ -1,4 +1,4 @@
-// Messages above the screen: who whispers to me, whom I whisper to, lost connection,
+// Messages above the screen: who whispers to me, whom I whisper to, lost connection or voice,
 // my own voice's link when it is unstable or gone (with a line of advice),
 // and a toast for refusals that no screen shows in place.
 
@@ -22,9 +22,14 @@ export function banners(el) {
     }
     if (state.code && state.conn === "closed") {
       items.push(h("div", { class: "banner banner-warn" }, t("conn.lost")));
+    } else if (state.code && state.voice === "down") {
+      // The socket is up but the voice's path died (a network change, a blackout): the
+      // voice is being replaced by itself; the seat and the game are untouched.
+      items.push(h("div", { class: "banner banner-warn", id: "voice-down", role: "status" }, t("voice.down")));
     }
     const myLink = state.player ? state.links?.[state.player] : null;
-    if (state.code && state.conn !== "closed" && (myLink === "poor" || myLink === "gone")) {
+    if (state.code && state.conn !== "closed" && state.voice !== "down"
+        && (myLink === "poor" || myLink === "gone")) {
       // My own voice's link, as everyone sees it on my avatar: what it is, what helps.
       const poor = myLink === "poor";
       items.push(h("div", { class: "banner banner-warn banner-link", role: "status", "data-link": myLink },
@@ -79,7 +84,7 @@ export function banners(el) {
   draw();
   return {
     update(keys) {
-      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "lang", "room", "audioBlocked", "links", "player"].some((k) => keys.has(k))) draw();
+      if (["whispers", "whisperingTo", "whisperHeld", "whisperHeldTap", "conn", "voice", "lang", "room", "audioBlocked", "links", "player"].some((k) => keys.has(k))) draw();
       if (keys.has("lastError")) showToast();
       if (keys.has("notice")) showNotice();
     },

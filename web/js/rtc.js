@@ -4,9 +4,23 @@
 import { attachRemote, resume } from "./audio.js";
 
 const GATHER_TIMEOUT_MS = 5000;
-// A peer that has not connected this long after its answer is replaced by a fresh one.
+// A peer that has not connected this long after its answer is replaced by a fresh one:
+// generous for the first (a busy server), shorter once the voice is being recovered.
 const CONNECT_TIMEOUT_MS = 8000;
-const MAX_RETRIES = 6;
+const RECONNECT_TIMEOUT_MS = 6000;
+// A connected voice is watched: the server sends every listener at least one packet per
+// 400 ms (Opus DTX in silence), so nothing received this long (two keepalives missed)
+// means the path is dead (Wi-Fi to mobile data, a blackout); "disconnected" this long
+// means the same. A false alarm costs a fresh peer: a few hundred ms of silence.
+const WATCH_MS = 200;
+const STALL_MS = 1000;
+const DISCONNECTED_MS = 1500;
+const PATH_BACK_MS = 700;  // see probe()
+const FIRST_PACKET_MS = 4000;  // a new peer's first packet may wait for the room's loop
+// Waits before the next attempt once one failed (the last repeats): the voice never gives
+// up while the socket is up; the server's RTC_OFFERS_PER_MINUTE (12) is never reached.
+const BACKOFF_MS = [0, 500, 1000, 2000, 4000];
+const REFUSED_MS = 10000;  // the server refused an offer: ask again, slowly
 
 /** Ask for the mic with voice processing, unless the page runs the audio tests. */
 export async function getMic() {
@@ -49,15 +63,18 @@ export class Voice {
     this.mine = 0;
   }
 
-  /** (Re)connect with a fresh RTCPeerConnection; `mic` may be null (listen only). */
+  /**
+   * (Re)connect with a fresh RTCPeerConnection; `mic` may be null (listen only). `retry`
+   * counts the attempts since the voice last worked: from the first on, the page says the
+   * voice is down ("down") rather than connecting.
+   */
   async start(mic, iceServers = [], retry = 0) {
-    this.close();
+    this.close(retry ? "down" : "connecting");
     this.mic = mic;
     this.iceServers = iceServers;
     this.retry = retry;
-    const pc = new RTCPeerConnection({ iceServers });
+    const pc = new RTCPeerConnection({ iceServers, ...testPolicy() });
     this.pc = pc;
-    this.onState("connecting");
     const track = mic?.getAudioTracks()[0];
     if (track) pc.addTransceiver(track, { direction: "sendrecv", streams: [mic] });
     else pc.addTransceiver("audio", { direction: "recvonly" });
@@ -73,14 +90,19 @@ export class Voice {
     pc.onconnectionstatechange = () => {
       if (this.pc !== pc) return;
       const s = pc.connectionState;
+      clearTimeout(this.dropTimer);
       if (s === "connected") {
+        clearTimeout(this.watchdog);
         this.retry = 0;
         this.onState("on");
+        this.watch(pc);
       } else if (s === "failed") {
-        this.onState("failed");
-        this.retryLater(pc, 1000);
+        this.recover(pc);
+      } else if (s === "disconnected") {
+        // ICE may come back by itself; if it does not soon, a new peer is quicker.
+        this.onState("down");
+        this.dropTimer = setTimeout(() => this.recover(pc), DISCONNECTED_MS);
       }
-      else if (s === "disconnected" || s === "closed") this.onState("connecting");
     };
     const offer = await pc.createOffer();
     try {
@@ -103,21 +125,98 @@ export class Voice {
   /** The server's answer (or its refusal, sdp null) to the oldest offer still open. */
   async answer(sdp) {
     this.answered += 1;
-    if (this.answered !== this.mine || !sdp) return;
+    if (this.answered !== this.mine) return;
     const pc = this.pc;
     if (!pc || pc.signalingState !== "have-local-offer") return;
-    await pc.setRemoteDescription({ type: "answer", sdp });
+    if (!sdp) {
+      this.recover(pc, REFUSED_MS);
+      return;
+    }
+    try {
+      await pc.setRemoteDescription({ type: "answer", sdp });
+    } catch {
+      this.recover(pc);
+      return;
+    }
     // ICE can stall (a busy server, a peer replaced mid-check): start over if it does.
-    this.retryLater(pc, CONNECT_TIMEOUT_MS);
-  }
-
-  retryLater(pc, delay) {
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(() => {
+      if (this.pc === pc && pc.connectionState !== "connected") this.recover(pc);
+    }, this.retry ? RECONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS);
+    if (this.retry) this.probe(pc);
+  }
+
+  /**
+   * A peer made while the path was dead can hold back for seconds after it returns (its
+   * checks and DTLS handshake backed off): once the server's packets reach it again and
+   * it is still not connected PATH_BACK_MS later (times the attempt's number), a fresh
+   * peer is quicker.
+   */
+  probe(pc) {
+    clearInterval(this.watcher);
+    let last = -1;
+    let heardAt = 0;
+    this.watcher = setInterval(async () => {
       if (this.pc !== pc || pc.connectionState === "connected") return;
-      if (this.retry >= MAX_RETRIES) { this.onState("failed"); return; }
+      let got = 0;
+      try {
+        (await pc.getStats()).forEach((r) => {
+          if (r.type === "candidate-pair") got += (r.responsesReceived || 0) + (r.requestsReceived || 0);
+        });
+      } catch {
+        return;
+      }
+      const now = performance.now();
+      if (last >= 0 && got > last && !heardAt) heardAt = now;
+      last = got;
+      // The path is back: the first time no backoff. Each later attempt waits longer (a
+      // loaded server may just be slow to finish DTLS), so this never loops quickly.
+      if (heardAt && now - heardAt > PATH_BACK_MS * this.retry) this.recover(pc, 0, this.retry > 1);
+    }, WATCH_MS);
+  }
+
+  /**
+   * `pc` failed, stalled or never connected: a fresh peer after the backoff's wait (at
+   * least `least` ms). Never gives up; a closed socket stops it (the offer is not sent)
+   * and the next welcome starts the voice again.
+   */
+  recover(pc, least = 0, backoff = true) {
+    if (this.pc !== pc || this.recovering === pc) return;
+    this.recovering = pc;
+    this.onState("down");
+    clearTimeout(this.watchdog);
+    clearTimeout(this.dropTimer);
+    clearInterval(this.watcher);
+    const wait = backoff ? Math.max(least, BACKOFF_MS[Math.min(this.retry, BACKOFF_MS.length - 1)]) : least;
+    this.watchdog = setTimeout(() => {
+      if (this.pc !== pc) return;
       this.start(this.mic, this.iceServers, this.retry + 1).catch(() => this.onState("failed"));
-    }, delay);
+    }, wait);
+  }
+
+  /** While `pc` is connected: nothing received for STALL_MS means a dead path. */
+  watch(pc) {
+    clearInterval(this.watcher);
+    let last = -1;
+    let at = performance.now();
+    this.watcher = setInterval(async () => {
+      if (this.pc !== pc || pc.connectionState !== "connected") return;
+      let got = 0;
+      try {
+        (await pc.getStats()).forEach((r) => {
+          if (r.type === "inbound-rtp" && r.kind !== "video") got += r.packetsReceived || 0;
+        });
+      } catch {
+        return;
+      }
+      const now = performance.now();
+      if (got !== last) {
+        last = got;
+        at = now;
+      } else if (now - at > (last > 0 ? STALL_MS : FIRST_PACKET_MS)) {
+        this.recover(pc);
+      }
+    }, WATCH_MS);
   }
 
   /** A new socket: offers in flight on the old one will never be answered. */
@@ -131,16 +230,28 @@ export class Voice {
     for (const track of this.mic?.getAudioTracks() || []) track.enabled = !muted;
   }
 
-  close() {
+  close(state = "off") {
     clearTimeout(this.watchdog);
+    clearTimeout(this.dropTimer);
+    clearInterval(this.watcher);
     if (this.pc) {
       this.pc.ontrack = null;
       this.pc.onconnectionstatechange = null;
       this.pc.close();
     }
     this.pc = null;
-    this.onState("off");
+    this.recovering = null;
+    this.onState(state);
   }
+}
+
+/**
+ * Test-only: `?relay=1` in the page's address forces the voice through TURN
+ * (`iceTransportPolicy: "relay"`), as a network that lets no UDP through to the server
+ * would; tests/browser/test_turn_paths.py uses it with coturn over TCP and TLS.
+ */
+function testPolicy() {
+  return new URLSearchParams(location.search).has("relay") ? { iceTransportPolicy: "relay" } : {};
 }
 
 /**

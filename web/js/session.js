@@ -261,8 +261,8 @@ export function handleMessage(msg) {
       break;
     case "error":
       if (typeof msg.ref === "string" && msg.ref.startsWith("rtc")) {
+        // Refused (a full minute's offers, a bad one): the voice asks again later by itself.
         voice?.answer(null);
-        update({ voice: "failed" });
       }
       // A refused whisper_start: I am not whispering (if I was hushed, I still am).
       if (msg.code === "whisper_not_allowed" && state.whisperingTo) update({ whisperingTo: null });
