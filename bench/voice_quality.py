@@ -42,7 +42,6 @@ harness). About 16 s a cell (settle, one loop plus a sentence) and ~30 s of set-
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
 import contextlib
 import json
@@ -52,9 +51,8 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.browser_latency import PC_HOOK, STATS, page_skew  # noqa: E402
 from bench.opus_quality import pesq_wb, speech  # noqa: E402
+from tests.support.udp_relay import Impairment, Link, Relay, counts_delta  # noqa: E402
 
 RATE = 48000
 SENTENCES = [
@@ -138,162 +137,6 @@ def make_speech(tmp: Path, count: int = 3) -> Speech:
 
 
 # ---------------------------------------------------------------- impairment
-
-def is_rtp(data: bytes) -> bool:
-    """RTP, not RTCP (RFC 5761: RTCP's packet types 192..223 in the second byte)."""
-    return len(data) >= 12 and 128 <= data[0] <= 191 and not 192 <= data[1] <= 223
-
-
-class Impairment:
-    """One profile's decision per RTP packet of one direction: None (drop) or a delay (s)."""
-
-    def __init__(self, profile: dict, rng: random.Random) -> None:
-        self.p = profile
-        self.rng = rng
-        self.bad = False  # Gilbert-Elliott state
-        self.last_out = 0.0  # monotone jitter: the latest delivery time so far
-        self.free_at = 0.0  # token bucket: when the link has sent what it holds
-        self.blackout: tuple[float, float] | None = None  # [start, end) on the loop's clock
-
-    def decide(self, size: int, now: float) -> float | None:
-        p, rng = self.p, self.rng
-        if self.blackout and self.blackout[0] <= now < self.blackout[1]:
-            return None
-        if "burst" in p:
-            mean, length = p["burst"]
-            leave = 1.0 / length
-            enter = mean * leave / (1.0 - mean)
-            self.bad = rng.random() >= leave if self.bad else rng.random() < enter
-            if self.bad:
-                return None
-        if rng.random() < p.get("loss", 0.0):
-            return None
-        delay = 0.0
-        if "jitter_ms" in p:
-            mean, sd = p["jitter_ms"]
-            delay = max(0.0, rng.gauss(mean, sd)) / 1000
-            if p.get("monotone"):
-                delay = max(delay, self.last_out - now)
-                self.last_out = now + delay
-        if "rate_kbps" in p:
-            start = max(now, self.free_at)
-            if start - now > p["queue_ms"] / 1000:
-                return None
-            self.free_at = start + (size + 28) * 8 / (p["rate_kbps"] * 1000)
-            delay = self.free_at - now
-        return delay
-
-
-class _End(asyncio.DatagramProtocol):
-    def __init__(self, link: Link, side: int) -> None:
-        self.link, self.side = link, side
-
-    def datagram_received(self, data: bytes, addr) -> None:
-        self.link.arrived(self.side, data, addr)
-
-
-DIRECTIONS = ("xy", "yx")  # side 0 receives what X sends to Y; side 1 what Y sends to X
-
-
-@dataclass
-class Link:
-    """Two relay ports between endpoints X and Y: `ports[0]` stands for Y in X's eyes (X
-    sends there) and `ports[1]` for X in Y's. Each side learns its endpoint's address from
-    the packets it gets (loopback only: anything else is counted and dropped) and forwards
-    them from the other side's port."""
-    loop: asyncio.AbstractEventLoop
-    transports: list = field(default_factory=list)
-    ports: list[int] = field(default_factory=list)
-    peer: list = field(default_factory=lambda: [None, None])
-    impair: dict = field(default_factory=lambda: dict.fromkeys(DIRECTIONS))
-    counts: dict = field(default_factory=lambda: {
-        d: dict.fromkeys(("rtp", "rtp_dropped", "other", "foreign", "no_peer"), 0)
-        for d in DIRECTIONS})
-
-    def arrived(self, side: int, data: bytes, addr) -> None:
-        c = self.counts[DIRECTIONS[side]]
-        if addr[0] != "127.0.0.1":
-            c["foreign"] += 1
-            return
-        self.peer[side] = addr
-        dest = self.peer[1 - side]
-        if dest is None:
-            c["no_peer"] += 1
-            return
-        out = self.transports[1 - side]
-        imp = self.impair[DIRECTIONS[side]]
-        if not is_rtp(data):
-            c["other"] += 1
-            out.sendto(data, dest)
-            return
-        delay = imp.decide(len(data), self.loop.time()) if imp else 0.0
-        if delay is None:
-            c["rtp_dropped"] += 1
-            return
-        c["rtp"] += 1
-        if delay > 0:
-            self.loop.call_later(delay, out.sendto, data, dest)
-        else:
-            out.sendto(data, dest)
-
-    def snapshot(self) -> dict:
-        return {d: dict(v) for d, v in self.counts.items()}
-
-
-class Relay:
-    """The links' event loop, in a thread of its own (the bench drives Playwright's sync API)."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="relay")
-        self.thread.start()
-        self.links: list[Link] = []
-
-    def _call(self, fn, *args):
-        done = threading.Event()
-        box: list = []
-
-        def run():
-            box.append(fn(*args))
-            done.set()
-        self.loop.call_soon_threadsafe(run)
-        if not done.wait(10):
-            raise RuntimeError("the relay's loop does not answer")
-        return box[0]
-
-    def link(self) -> Link:
-        async def make() -> Link:
-            link = Link(self.loop)
-            for side in (0, 1):
-                t, _ = await self.loop.create_datagram_endpoint(
-                    lambda side=side: _End(link, side), local_addr=("127.0.0.1", 0))
-                link.transports.append(t)
-                link.ports.append(t.get_extra_info("sockname")[1])
-            return link
-        link = asyncio.run_coroutine_threadsafe(make(), self.loop).result(10)
-        self.links.append(link)
-        return link
-
-    def set(self, link: Link, direction: str, imp: Impairment | None) -> None:
-        self._call(link.impair.__setitem__, direction, imp)
-
-    def counts(self, link: Link) -> dict:
-        return self._call(link.snapshot)
-
-    def close(self) -> None:
-        def stop():
-            for link in self.links:
-                for t in link.transports:
-                    t.close()
-            self.loop.stop()
-        self.loop.call_soon_threadsafe(stop)
-        self.thread.join(5)
-        self.loop.close()
-
-
-def counts_delta(c0: dict, c1: dict) -> dict:
-    return {d: {k: c1[d][k] - c0[d][k] for k in c1[d]} for d in c1}
-
 
 # ---------------------------------------------------------------- pages
 
