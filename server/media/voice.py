@@ -280,6 +280,7 @@ class RoomVoice:
             if not self._peers:
                 continue  # nobody to send to: an empty room costs nothing
             if self._may_send is not None and not self._may_send():
+                self._figures.withheld += 1
                 continue  # mic packets wait in the MicBatch (bounded) meanwhile
             try:
                 self._step()
