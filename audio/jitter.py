@@ -3,7 +3,9 @@
 Policy, in the order a frame meets it:
 
 - `push` accepts any length and re-chunks into frames; the queue never holds
-  more than `max_frames` frames of audio (100 ms): beyond that the oldest
+  more than `max_frames` frames of audio (100 ms), or, for a timed stream whose
+  measured jitter needs more, that need and two frames (at most `DEEPEST`, 240 ms):
+  beyond that the oldest
   frames are dropped (`overflows`).
 - Playback starts (and restarts after running dry) once `target` frames are
   queued, so a burst-and-gap arrival pattern is absorbed with 40-60 ms of
@@ -70,6 +72,7 @@ __all__ = ["JitterQueue", "FADE"]
 
 HOLE_MEMORY = 250  # ticks (5 s): two underruns this close keep the queue a frame deeper
 PATIENCE = 6  # ticks the cuts of one excess may wait in all for a pause to be queued (0.12 s)
+DEEPEST = 12  # frames a timed stream's queue may hold at most (240 ms), for its jitter
 TIMED_EXCESS = 0.5  # ticks of playout delay beyond the jitter's need before a cut
 _SILENCE = np.zeros(FRAME, dtype=np.float32)
 _SILENCE.flags.writeable = False
@@ -151,7 +154,8 @@ class JitterQueue:
             for i in range(whole):
                 self._frames.append(x[i * FRAME : (i + 1) * FRAME])
             self._partial = x[whole * FRAME :]
-        while self._frames and len(self._frames) * FRAME + self._partial.size > self.max_frames * FRAME:
+        cap = self._cap() * FRAME
+        while self._frames and len(self._frames) * FRAME + self._partial.size > cap:
             self._frames.popleft()  # the oldest audio is the least useful
             self.overflows += 1
             if self._offset is not None:
@@ -165,6 +169,14 @@ class JitterQueue:
                 self._holes.append(self._tick)
             self._dry_at = None
         self._last_push = self._tick
+
+    def note(self, since_pop: float, ts: float) -> None:
+        """A frame of media time `ts` (in frames) could have been played from `since_pop`
+        periods after the last pop, though it brings no audio here: a packet that came
+        too late for its tick, or the next packet, whose FEC would have rebuilt a lost
+        one. The playout timing counts its delay, so that a path that reorders or loses
+        packets gets the cushion that lets them be used (audio.arrival)."""
+        self._delays.note(self._tick + max(0.0, since_pop), float(ts))
 
     # -------------------------------------------------------------------- pop
 
@@ -283,6 +295,15 @@ class JitterQueue:
         low, high = self._delays.spread()
         return math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
 
+    def _cap(self) -> int:
+        # Frames the queue may hold: `max_frames`, or what a timed stream's measured
+        # jitter needs and two frames more (a path that delays packets by 30 ms s.d. needs
+        # ~100 ms of playout: the queue must be able to hold it), up to DEEPEST.
+        if self._delays.last_d is None:
+            return self.max_frames
+        low, high = self._delays.spread()
+        return max(self.max_frames, min(DEEPEST, math.ceil(high - low) + 2))
+
     def _chronic(self) -> int:
         # Two underruns within HOLE_MEMORY: one frame more of cushion.
         return int(len(self._holes) == 2 and self._tick - self._holes[0] <= HOLE_MEMORY)
@@ -306,7 +327,7 @@ class JitterQueue:
             # per tick from this one's, so it waits until the latest of them
             # (the worst delay seen) would still be in time.
             low, high = self._delays.spread()
-            wait = min(max(0.0, high - d) + self._chronic(), self.max_frames - 1)
+            wait = min(max(0.0, high - d) + self._chronic(), self._cap() - 1)
             self._due = at + wait
 
     def regrid(self, ticks: float) -> None:

@@ -122,6 +122,17 @@ class RoomMixer:
         """
         self._sources.queues[pid].push(pcm, since_tick, ts)
 
+    def note(self, pid: str, since_tick: float, ts: float) -> None:
+        """A frame of `pid`'s, of media time `ts`, was to be had `since_tick` periods after
+        the last tick though no audio comes with it (a late packet, or the FEC for a lost
+        one): its speaker's playout timing counts the delay (audio.jitter)."""
+        self._sources.queues[pid].note(since_tick, ts)
+
+    def depth(self, pid: str) -> float:
+        """Frames queued for `pid`'s voice (0 for an unknown id)."""
+        q = self._sources.queues.get(pid)
+        return q.depth if q is not None else 0.0
+
     # ------------------------------------------------------------ routing
 
     @property

@@ -18,7 +18,8 @@ HTTP with httpx, the socket with `websockets`. One `Client` is one player's seat
 Attributes kept up to date by the receive loop: `messages` (every message
 received, in order, as dicts), `view` (the last `view.view`), `room` (the last
 `room` message), `welcome`, `errors` (every `error` message), `closed`,
-`close_code`. `player`, `token`, `code` identify the seat; `Client(base_url,
+`close_code`. `headers` (empty) are sent with the socket's opening request (a
+browser's cookie, in tests). `player`, `token`, `code` identify the seat; `Client(base_url,
 code, player, token)` rebuilds a client from them (reconnect after a restart).
 
 Cluster mode (docs/cluster.md): HTTP goes to `base_url` (any node answers),
@@ -97,6 +98,8 @@ class Client(Received):
         self.close_code: int | None = None
         self._ws: Any = None
         self._reader: asyncio.Task[None] | None = None
+        # Extra headers of the socket's opening request (a test's browser cookie).
+        self.headers: dict[str, str] = {}
 
     # HTTP ---------------------------------------------------------------------
 
@@ -151,7 +154,8 @@ class Client(Received):
                 mark = self.mark()
                 self._moved_to = None
                 self._ws = await websockets.connect(self.ws_url, max_size=2**22,
-                                                    open_timeout=timeout)
+                                                    open_timeout=timeout,
+                                                    additional_headers=self.headers or None)
                 self.closed, self.close_code = False, None
                 self._reader = asyncio.create_task(self._read())
                 first = await self.wait_for(lambda m: m["type"] in ("welcome", "moved"),

@@ -34,6 +34,14 @@ _NAMES = {
                           " of the players' mics (libopus called directly)", "counter"),
     "decodes": ("sussurro_opus_decodes_total", "mic packets decoded (libopus called directly)",
                 "counter"),
+    "mic_recovered": ("sussurro_mic_frames_recovered_total", "lost mic frames rebuilt from the"
+                      " next packet's in-band FEC", "counter"),
+    "mic_concealed": ("sussurro_mic_frames_concealed_total", "lost mic frames concealed by"
+                      " libopus (nothing to rebuild them from in time)", "counter"),
+    "mic_reordered": ("sussurro_mic_packets_reordered_total", "mic packets that came after a"
+                      " later one and were still played", "counter"),
+    "mic_late": ("sussurro_mic_packets_late_total", "mic packets dropped: repeats, or too late"
+                 " for their frame", "counter"),
     "distinct_mixes_mean": ("sussurro_distinct_mixes_mean", "mean distinct mixes per tick, summed"
                             " over rooms", "gauge"),
 }

@@ -146,15 +146,26 @@ static void Sender_dealloc(Sender *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* send(payload: bytes, tick: int) -> int: ticks sent since the last sync() */
+/* send(payload: bytes, tick: int[, pt: int]) -> int: ticks sent since the last sync();
+ * `pt`: this packet's payload type instead of the header's (RED, server/media/protect.py) */
 static PyObject *Sender_send(Sender *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyBytes_CheckExact(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "send(payload: bytes, tick: int)");
+    if (nargs < 2 || nargs > 3 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "send(payload: bytes, tick: int[, pt: int])");
         return NULL;
     }
     long long tick = PyLong_AsLongLong(args[1]);
     if (tick == -1 && PyErr_Occurred())
         return NULL;
+    long pt = -1;
+    if (nargs == 3 && args[2] != Py_None) {
+        pt = PyLong_AsLong(args[2]);
+        if (pt == -1 && PyErr_Occurred())
+            return NULL;
+        if (pt < 0 || pt > 127) {
+            PyErr_SetString(PyExc_ValueError, "pt: 0..127");
+            return NULL;
+        }
+    }
     if (self->fd < 0) {
         PyErr_SetString(PyExc_ValueError, "the sender is closed");
         return NULL;
@@ -168,6 +179,8 @@ static PyObject *Sender_send(Sender *self, PyObject *const *args, Py_ssize_t nar
     unsigned char buf[BUFFER];
     uint32_t ts = self->origin + (uint32_t)((unsigned long long)(tick - self->tick0) * FRAME);
     memcpy(buf, self->header, (size_t)h);
+    if (pt >= 0)
+        buf[1] = (unsigned char)((buf[1] & 0x80) | pt);
     buf[2] = (unsigned char)(self->seq >> 8);
     buf[3] = (unsigned char)self->seq;
     buf[4] = (unsigned char)(ts >> 24);
@@ -265,6 +278,7 @@ typedef int (*unprotect_fn)(void *ctx, void *srtp, int *len);
 
 typedef struct {
     uint32_t ts;
+    int seq;
     double at;
     PyObject *payload;
 } Held;
@@ -277,7 +291,7 @@ typedef struct {
     PyObject *dtls, *connected, *receiver, *queue, *ssrc_table, *ssrc_key, *active;
     PyObject *batch;        /* MicBatch or None: its `holding` says hold or decode now */
     PyObject *now_fn;       /* aiortc's clock.current_datetime */
-    PyObject *decode_now;   /* decode_now(ts, payload): the batch is not holding */
+    PyObject *decode_now;   /* decode_now(ts, payload, seq): the batch is not holding */
     PyObject *push, *pull;  /* state to Python / from Python (see above) */
     PyObject *flush;        /* the batch's flush, when MAX_HELD are held */
     uint32_t ssrc;
@@ -564,12 +578,12 @@ static int receiver_take(Receiver *self, const unsigned char *d, Py_ssize_t n) {
         if (call0(self->push) < 0)
             return -1;
     }
-    /* ImmediateJitterBuffer.add: a late or repeated number is dropped */
-    if (self->last_seq >= 0 && !uint16_gt(seq, self->last_seq)) {
+    /* MicDecoder.add: a late or repeated number is counted, and goes on with its number
+     * (server/media/recovery.py puts the packets back in order and drops repeats) */
+    if (self->last_seq >= 0 && !uint16_gt(seq, self->last_seq))
         self->late++;
-        return 1;
-    }
-    self->last_seq = seq;
+    else
+        self->last_seq = seq;
     if (stop <= start)
         return 1;  /* an empty payload holds no audio (MicDecoder.add) */
     PyObject *payload = PyBytes_FromStringAndSize((const char *)buf + start, stop - start);
@@ -590,7 +604,8 @@ static int receiver_take(Receiver *self, const unsigned char *d, Py_ssize_t n) {
         }
     }
     if (!holding) {
-        PyObject *r = PyObject_CallFunction(self->decode_now, "kO", (unsigned long)ts, payload);
+        PyObject *r = PyObject_CallFunction(self->decode_now, "kOi", (unsigned long)ts, payload,
+                                            seq);
         Py_DECREF(payload);
         if (r == NULL)
             return -1;
@@ -599,6 +614,7 @@ static int receiver_take(Receiver *self, const unsigned char *d, Py_ssize_t n) {
     }
     Held *h = &self->held[self->nheld++];
     h->ts = ts;
+    h->seq = seq;
     h->at = mono_now();
     h->payload = payload;
     if (self->nheld >= MAX_HELD && call0(self->flush) < 0)
@@ -636,7 +652,7 @@ static PyObject *Receiver_take(Receiver *self, PyObject *data) {
     return PyBool_FromLong(rc);
 }
 
-/* drain() -> [(ts, payload, arrival monotonic time)], oldest first; none held after */
+/* drain() -> [(ts, payload, arrival monotonic time, seq)], oldest first; none held after */
 static PyObject *Receiver_drain(Receiver *self, PyObject *Py_UNUSED(ignored)) {
     Py_ssize_t n = self->nheld;
     PyObject *out = PyList_New(n);
@@ -644,7 +660,7 @@ static PyObject *Receiver_drain(Receiver *self, PyObject *Py_UNUSED(ignored)) {
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         Held *h = &self->held[i];
-        PyObject *item = Py_BuildValue("(kOd)", (unsigned long)h->ts, h->payload, h->at);
+        PyObject *item = Py_BuildValue("(kOdi)", (unsigned long)h->ts, h->payload, h->at, h->seq);
         if (item == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -748,7 +764,7 @@ static PyMethodDef Receiver_methods[] = {
      "take(data) -> True if the packet was this path's (taken, or dropped as the Python path "
      "drops it); False: the caller hands it on"},
     {"drain", (PyCFunction)Receiver_drain, METH_NOARGS,
-     "the packets held for the tick: [(RTP time, payload, arrival time.monotonic())]"},
+     "the packets held for the tick: [(RTP time, payload, arrival time.monotonic(), seq)]"},
     {"state", (PyCFunction)Receiver_state, METH_NOARGS,
      "(base_seq, max_seq, cycles, packets_received, jitter_q4, last_arrival, last_timestamp, "
      "last_seq, rx_bytes, rx_packets); the rx counts start again from 0"},

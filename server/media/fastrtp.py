@@ -128,8 +128,9 @@ STATS_FIELDS = ("base_seq", "max_seq", "cycles", "packets_received", "_jitter_q4
 def receiver_check() -> bool:
     """True if a Receiver takes, refuses and hands on packets as RtpIn does, on a twin of
     aiortc's inbound session: pylibsrtp's bytes unprotected, the payload after an
-    extension and before the padding, a late and a forged packet dropped, RTCP and
-    another payload type handed on, and aiortc's StreamStatistics has the fields that
+    extension and before the padding, a forged packet dropped, RTCP and
+    another payload type handed on, a late packet counted and held with its number (the
+    decoder puts packets back in order), and aiortc's StreamStatistics has the fields that
     its state is written to."""
     from aiortc.rtcdtlstransport import State as DtlsState
     from aiortc.rtcrtpreceiver import StreamStatistics
@@ -147,7 +148,7 @@ def receiver_check() -> bool:
     rx = _fastrtp.Receiver(*_addresses(inbound, "srtp_unprotect"), inbound, 0xC0DEDBAD, 48000,
                            bytes([111]), env, DtlsState.CONNECTED, env, collections.deque(),
                            {0xC0DEDBAD: env}, {}, env, lambda: 0,
-                           lambda ts, p: decoded.append(p), lambda: pushed.append(1),
+                           lambda ts, p, seq: decoded.append(p), lambda: pushed.append(1),
                            lambda: None, lambda: None)
     ext = bytes([0xBE, 0xDE, 0, 1, 0x10, 0x30, 0, 0])
 
@@ -167,8 +168,9 @@ def receiver_check() -> bool:
     held = rx.drain()
     base, top, cycles, received, _, arrival, last_ts, last_seq, rx_bytes, rx_packets = rx.state()
     return (taken == [True, True, True, True, True, False, False]
-            and [(ts, p) for ts, p, _ in held] == [(960, payloads[0]), (1920, payloads[1]),
-                                                   (2880, payloads[2])]
+            and [(ts, p, seq) for ts, p, _, seq in held] == [
+                (960, payloads[0], 65535), (1920, payloads[1], 0), (0, b"late", 65534),
+                (2880, payloads[2], 1)]
             and (base, top, cycles, received, last_ts, last_seq) == (65535, 1, 65536, 4, 2880, 1)
             and rx_packets == 5 and rx_bytes > 150 and rx.counts()[:3] == (4, 1, 1)
             and not decoded and len(pushed) == 1  # the state, before `other` went on

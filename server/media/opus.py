@@ -51,15 +51,18 @@ log = logging.getLogger(__name__)
 class OpusSettings:
     """Encoder settings; the defaults suit speech on a LAN or a decent uplink.
 
-    The mono mix is coded by CELT alone ("lowdelay") at 40 kb/s set (VBR: ~75 kb/s on
-    speech): PESQ as SILK's hybrid mode at 32 kb/s ("voip", 3.68 against 3.53), at less
-    than half the CPU per encode and 4 ms less look-ahead, for twice the bandwidth and
-    no in-band FEC, whose rebuilt packets scored below CELT's concealment under
-    random loss (bench/opus_modes.py, bench/ROOM.md "The mono mix in CELT").
-    `for_codec("silk")` is the SILK setting, for links short of bandwidth.
+    The mono mix is coded by CELT alone ("lowdelay") at 64 kb/s set (VBR: ~115 kb/s on
+    speech). The mix is the voice's second generation of Opus (the browser coded it
+    first), and each generation's noise adds: at 40 kb/s set the tandem scored 0.45 PESQ
+    below the mic's own coding, at 64 kb/s 0.27, with the mic asked for 64 kb/s too
+    (rtc.MIC_BITRATE; bench/README.md, "Voice quality": the room's clean speech then
+    scores as a direct browser call's). CELT costs less than half the CPU of SILK's
+    hybrid mode per encode and 4 ms less look-ahead; it has no in-band FEC, so a lossy
+    listener is protected otherwise. `for_codec("silk")` is the SILK setting, for links
+    short of bandwidth.
     """
 
-    bitrate: int = 40000
+    bitrate: int = 64000
     # A stereo mix (voices placed around the table) is coded by CELT alone ("lowdelay").
     # In "voip" libopus codes 48 kb/s stereo speech in its hybrid mode, whose SILK part
     # narrows the image: two voices at once on opposite sides came out 8.5 dB apart
@@ -68,8 +71,9 @@ class OpusSettings:
     # kept them 2.5 dB apart). CELT keeps each side exact and costs a quarter of the
     # hybrid encode; at 64 kb/s (VBR, ~90-115 kb/s on speech) each ear scores better
     # than hybrid at 48 in PESQ (bench/opus_modes.py, bench/ROOM.md). It has no in-band
-    # FEC (SILK's): a lost stereo packet is concealed, not rebuilt.
-    stereo_bitrate: int = 64000
+    # FEC (SILK's): a lost stereo packet is concealed, not rebuilt. 96 kb/s set: the mono
+    # mix's 64 per channel pair, as the tandem needs (see the class).
+    stereo_bitrate: int = 96000
     stereo_application: str = "lowdelay"
     # 0..10; 5 costs ~150 us per 20 ms frame here, 10 ~200 us, for no audible gain on speech
     complexity: int = 5
@@ -99,9 +103,15 @@ class OpusSettings:
         return cls()
 
 
-# What a browser's microphone sends (Chrome codes Opus as "voip", ~32 kb/s, in-band FEC):
-# the bots and the tests that stand in for a player's mic encode with it.
-BROWSER_MIC = OpusSettings.for_codec("silk")
+# What the server asks of a browser's microphone (the answer's maxaveragebitrate,
+# server/media/rtc.py): 64 kb/s rather than a browser's default 32, for the tandem.
+MIC_BITRATE = 64000
+
+# What a browser's microphone sends once the answer asks for it (Chrome codes Opus as
+# "voip", in-band FEC, at the bitrate the answer names): the bots and the tests that stand
+# in for a player's mic encode with it. At 64 kb/s libopus codes the FEC (LBRR) into
+# most speech packets whatever the expected loss; at 32 kb/s, none below 10 %.
+BROWSER_MIC = OpusSettings(bitrate=MIC_BITRATE, application="voip")
 
 
 class OpusError(Exception):
@@ -156,6 +166,10 @@ class Libopus:
         self.decode_float = fn("opus_decode_float", ip, vp, ctypes.c_char_p, i32, vp, ip, ip)
         self.decoder_destroy = fn("opus_decoder_destroy", None, vp)
         self.soft_clip = fn("opus_pcm_soft_clip", None, vp, ip, ip, vp)
+        self.packet_samples = fn("opus_packet_get_nb_samples", ip, ctypes.c_char_p, i32, i32)
+        # libopus 1.5 and later: whether a packet carries in-band FEC (LBRR); None before
+        self.has_lbrr = (fn("opus_packet_has_lbrr", ip, ctypes.c_char_p, i32)
+                         if hasattr(lib, "opus_packet_has_lbrr") else None)
         self.strerror = fn("opus_strerror", ctypes.c_char_p, ip)
         self.version = fn("opus_get_version_string", ctypes.c_char_p)().decode("ascii", "replace")
 
@@ -485,6 +499,35 @@ class DirectDecoder:
         n = self._decode(self._st, payload, len(payload), self._addr, MAX_SAMPLES, 0)
         if n < 0:
             raise self._lib.error("opus_decode_float", n)
+        self._clip(self._addr, n, 1, self._mem)
+        return self._buf[:n].copy()
+
+    def samples_of(self, payload: bytes) -> int:
+        """How many samples (at 48 kHz) `payload` holds; FRAME where libopus cannot tell."""
+        n = self._lib.packet_samples(bytes(payload), len(payload), SAMPLE_RATE)
+        return n if 0 < n <= MAX_SAMPLES else FRAME
+
+    def carries_fec(self, payload: bytes) -> bool:
+        """True if `payload` carries in-band FEC (an LBRR copy of the frame before it);
+        False if not, or if this libopus cannot tell (before 1.5)."""
+        has = self._lib.has_lbrr
+        return has is not None and has(bytes(payload), len(payload)) == 1
+
+    def recover(self, payload: bytes | None, samples: int = FRAME) -> np.ndarray:
+        """`samples` of the packet lost just before `payload`: rebuilt from the in-band FEC
+        (SILK's LBRR) that `payload` carries, or, where it carries none (a CELT packet, FEC
+        off, or `payload` None: nothing after the loss has come yet), libopus's own
+        concealment, which continues the voice from what was decoded last. The decoder's
+        state moves on by `samples`, as if the lost packet had been decoded."""
+        if payload is not None and type(payload) is not bytes:
+            payload = bytes(payload)
+        samples = min(samples, MAX_SAMPLES)
+        if payload:
+            n = self._decode(self._st, payload, len(payload), self._addr, samples, 1)
+        else:
+            n = self._decode(self._st, None, 0, self._addr, samples, 0)
+        if n < 0:
+            raise self._lib.error("opus_decode_float (recover)", n)
         self._clip(self._addr, n, 1, self._mem)
         return self._buf[:n].copy()
 

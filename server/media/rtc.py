@@ -69,13 +69,21 @@ from aiortc.utils import random16, random32, uint16_gt
 from server.media import fastrtp, rtcp
 from server.media.opus import (
     FRAME,
+    MIC_BITRATE,
     SAMPLE_RATE,
     DirectDecoder,
-    OpusError,
     direct_decoder,
     frame_to_mono,
     make_packet,
 )
+from server.media.protect import (
+    LinkReport,
+    RedPacker,
+    answer_with_red,
+    offered_red,
+    watch_reports,
+)
+from server.media.recovery import MicRecovery
 from server.media.rtp_in import RtpIn, receive_directly
 from server.media.srtp import FastSrtp, fast_srtp
 
@@ -187,11 +195,20 @@ def offers_stereo(sdp: str) -> bool:
     return False
 
 
+# What the answer asks of a browser's microphone (RFC 7587): 20 ms packets or shorter,
+# in-band FEC (the server rebuilds a lost packet from the next one: server/media/recovery.py),
+# DTX while the mic is silent, and 64 kb/s rather than a browser's default 32: the voice
+# is decoded and coded again for the mix, and a second generation of Opus costs 32 kb/s
+# SILK far more than 64 (bench/voice_quality.py, bench/README.md "Voice quality").
+MIC_FMTP = f"minptime=10;useinbandfec=1;usedtx=1;maxaveragebitrate={MIC_BITRATE}"
+
+
 def ask_for_dtx(answer: str, stereo: bool = False) -> str:
-    """Add `usedtx=1` to the answer's Opus line: the browser then sends nothing while its
-    mic is silent (one packet per 400 ms), so the server decodes and mixes less.
-    With `stereo`, `sprop-stereo=1` says the server may send stereo; `stereo` itself
-    stays out (it would ask the client's mic for stereo, and the mix takes mono).
+    """Add the Opus line the server wants to the answer (`MIC_FMTP`): in-band FEC, DTX
+    (the browser sends nothing while its mic is silent, one packet per 400 ms, so the
+    server decodes and mixes less) and the mic's bitrate. With `stereo`,
+    `sprop-stereo=1` says the server may send stereo; `stereo` itself stays out (it
+    would ask the client's mic for stereo, and the mix takes mono).
 
     aiortc writes no fmtp for Opus; only the copy sent to the client changes.
     """
@@ -203,7 +220,7 @@ def ask_for_dtx(answer: str, stereo: bool = False) -> str:
         m = _RTPMAP.fullmatch(ln)
         if m and m.group(2).lower() == "opus" and m.group(1) not in has_fmtp:
             extra = ";sprop-stereo=1" if stereo else ""
-            out.append(f"a=fmtp:{m.group(1)} minptime=10;usedtx=1{extra}")
+            out.append(f"a=fmtp:{m.group(1)} {MIC_FMTP}{extra}")
     return "\r\n".join(out)
 
 
@@ -305,8 +322,9 @@ class DirectRtp:
         self.native = None  # a server.media._fastrtp.Sender once go_native() made one
         self._native_pair = None
 
-    def send(self, payload: bytes, timestamp: int) -> None:
-        """Send one payload whose RTP time is `timestamp` (in 1/48000 s since the first)."""
+    def send(self, payload: bytes, timestamp: int, pt: int | None = None) -> None:
+        """Send one payload whose RTP time is `timestamp` (in 1/48000 s since the first);
+        `pt`: its payload type, if not the codec's (RED: server/media/protect.py)."""
         sender = self._sender
         if not sender._enabled:
             return
@@ -320,6 +338,9 @@ class DirectRtp:
         header = self._header
         rtp_ts = (self._origin + timestamp) & 0xFFFFFFFF
         struct.pack_into("!HL", header, 2, self._seq, rtp_ts)
+        if pt is not None:
+            header = bytearray(header)
+            header[1] = (header[1] & 0x80) | pt
         srtp = self._srtp
         if srtp is not None:
             data = srtp.protect(header, payload)
@@ -463,10 +484,14 @@ class MixTrack(MediaStreamTrack):
         self.stopped = asyncio.Event()
         self._first_tick: int | None = None
         self._direct: DirectRtp | None = None
-        self._fast: Callable[[bytes, int], int] | None = None  # the compiled Sender's send
+        self._fast: Callable[..., int] | None = None  # the compiled Sender's send
         self._native_at = 0  # the tick from which go_native() may be tried (again)
         self.sent = 0
         self.dropped = 0
+        # what the listener's receiver reports say, and RED for a lossy link where the
+        # answer accepted it (server/media/protect.py); None: plain Opus always
+        self.link = LinkReport()
+        self.red: RedPacker | None = None
 
     def attach(self, direct: DirectRtp) -> None:
         """Send from now on through `direct`, starting with what is queued."""
@@ -475,9 +500,9 @@ class MixTrack(MediaStreamTrack):
             payload, tick = self._queue.popleft()
             self._send(direct, payload, tick)
 
-    def _send(self, direct: DirectRtp, payload: bytes, tick: int) -> None:
+    def _send(self, direct: DirectRtp, payload: bytes, tick: int, pt: int | None = None) -> None:
         self.sent += 1
-        direct.send(payload, (tick - self._first_tick) * FRAME)
+        direct.send(payload, (tick - self._first_tick) * FRAME, pt)
         if tick >= self._native_at and direct.native is None:
             self._native_at = tick + SYNC_EVERY
             native = direct.go_native(self._first_tick)
@@ -502,8 +527,14 @@ class MixTrack(MediaStreamTrack):
     def push(self, payload: bytes, tick: int) -> None:
         """Send or queue one payload; if the sender has stalled, the oldest goes."""
         fast = self._fast
+        red = self.red
+        pt = None
+        if red is not None and (fast is not None or self._direct is not None):
+            packed = red.pack(payload, tick, self.link.distance)
+            if packed is not None:
+                payload, pt = packed, red.pt
         if fast is not None:  # server.media._fastrtp: header, SRTP and sendto in one C call
-            if fast(payload, tick) >= SYNC_EVERY:
+            if fast(payload, tick, pt) >= SYNC_EVERY:
                 self._sync(tick)
             return
         if self.readyState != "live":
@@ -511,7 +542,7 @@ class MixTrack(MediaStreamTrack):
         if self._first_tick is None:
             self._first_tick = tick
         if self._direct is not None:
-            self._send(self._direct, payload, tick)
+            self._send(self._direct, payload, tick, pt)
             return
         if len(self._queue) >= self._maxlen:
             self._queue.popleft()
@@ -622,6 +653,11 @@ async def open_peer(
 
         answer_sdp = ask_for_dtx(await asyncio.wait_for(negotiate(), NEGOTIATION_TIMEOUT),
                                  stereo=offers_stereo(offer_sdp))
+        # The listener's side: its receiver reports read, and RED where it was offered
+        red = offered_red(offer_sdp)
+        answer_sdp, opus_pt = answer_with_red(answer_sdp, red)
+        if watch_reports(transceiver.sender, track.link) and opus_pt is not None:
+            track.red = RedPacker(red[0], opus_pt)
         if decoding:  # the ICE sockets exist now; mic packets skip aiortc's receive task
             peer.rtp_in = receive_directly(transceiver.receiver, decoder)
     except VoiceError:
@@ -646,26 +682,50 @@ class MicBatch:
     the samples nor their timing: each is pushed with its own arrival time.
     While `holding` is False (the voice loop is not running) a packet is
     decoded as it arrives; at most MAX_HELD wait.
+
+    After the packets, each decoder is told whether its speaker's queue would run
+    dry at this tick (`dry(pid)`, set by the voice loop): then a lost packet is
+    rebuilt or concealed now, just in time (server/media/recovery.py).
     """
 
     MAX_HELD = 256  # ~5 s of one talker: only a stalled loop gets near it
 
-    __slots__ = ("holding", "_held", "_native", "decodes", "decode_ns")
+    __slots__ = ("holding", "_held", "_native", "_decoders", "dry", "decodes", "decode_ns",
+                 "_retired")
 
     def __init__(self) -> None:
         self.holding = False
-        self._held: list[tuple[MicDecoder, JitterFrame, float]] = []
+        self._held: list[tuple[MicDecoder, int, int, bytes, float]] = []
         # compiled receivers (server/media/fastrtp.py) holding their own packets, with their decoder
         self._native: list[tuple[object, MicDecoder]] = []
+        self._decoders: list[MicDecoder] = []  # every decoder of the room's mics
+        # dry(pid): True if pid's queue would run out at the coming tick (None: never asked)
+        self.dry: Callable[[str], bool] | None = None
         # the room's mic decodes (held or not) and their CPU time (the thread's clock)
         self.decodes = 0
         self.decode_ns = 0
+        self._retired: dict[str, int] = {}  # the recovery counts of decoders closed since
 
-    def hold(self, decoder: MicDecoder, frame: JitterFrame) -> bool:
-        """Keep `frame` for the next flush (True), or False: decode it now."""
+    def recovery_counts(self) -> dict[str, int]:
+        """The room's mic streams' recovery counts (server/media/recovery.py), summed, those
+        of closed peers included: frames rebuilt from FEC, concealed, packets reordered,
+        packets too late."""
+        total = dict(self._retired)
+        for decoder in self._decoders:
+            if decoder.recovery is not None:
+                for name, n in decoder.recovery.counts().items():
+                    total[name] = total.get(name, 0) + n
+        return total
+
+    def register(self, decoder: MicDecoder) -> None:
+        """`decoder` is settled at every flush until its peer is closed."""
+        self._decoders.append(decoder)
+
+    def hold(self, decoder: MicDecoder, seq: int, ts: int, data: bytes) -> bool:
+        """Keep a packet for the next flush (True), or False: decode it now."""
         if not self.holding:
             return False
-        self._held.append((decoder, frame, time.monotonic()))
+        self._held.append((decoder, seq, ts, data, time.monotonic()))
         if len(self._held) >= self.MAX_HELD:
             self.flush()
         return True
@@ -676,41 +736,60 @@ class MicBatch:
         self._native.append((native, decoder))
 
     def flush(self) -> None:
-        """Decode every packet held, in order of arrival, and deliver its PCM."""
+        """Decode every packet held, in order of arrival, and deliver its PCM; then let
+        each decoder rebuild what its speaker's queue needs now."""
         held, self._held = self._held, []
-        if not self._native:
-            for decoder, frame, at in held:
-                decoder.decode(frame, at)
-            return
         if any(decoder._peer.closed for _, decoder in self._native):
             for native, decoder in self._native:
                 if decoder._peer.closed:
                     native.drain()
             self._native = [(n, d) for n, d in self._native if not d._peer.closed]
-        if held:  # both paths held packets: one list, in order of arrival
-            merged = [(at, decoder, frame.data, frame.timestamp) for decoder, frame, at in held]
+        if held and self._native:  # both paths held packets: one list, in order of arrival
+            merged = [(at, decoder, payload, ts, seq) for decoder, seq, ts, payload, at in held]
             for native, decoder in self._native:
-                merged.extend((at, decoder, payload, ts) for ts, payload, at in native.drain())
+                merged.extend((at, decoder, payload, ts, seq)
+                              for ts, payload, at, seq in native.drain())
             merged.sort(key=lambda item: item[0])
-            for at, decoder, payload, ts in merged:
-                decoder.decode_payload(payload, ts, at)
+            for at, decoder, payload, ts, seq in merged:
+                decoder.decode_payload(payload, ts, at, seq)
+        else:
+            for decoder, seq, ts, payload, at in held:
+                decoder.decode_payload(payload, ts, at, seq)
+            for native, decoder in self._native:
+                decode = decoder.decode_payload
+                for ts, payload, at, seq in native.drain():
+                    decode(payload, ts, at, seq)
+        self._settle()
+
+    def _settle(self) -> None:
+        dry = self.dry
+        if dry is None:
             return
-        for native, decoder in self._native:
-            decode = decoder.decode_payload
-            for ts, payload, at in native.drain():
-                decode(payload, ts, at)
+        if any(d._peer.closed for d in self._decoders):
+            for d in self._decoders:
+                if d._peer.closed and d.recovery is not None:
+                    for name, n in d.recovery.counts().items():
+                        self._retired[name] = self._retired.get(name, 0) + n
+            self._decoders = [d for d in self._decoders if not d._peer.closed]
+        now = time.monotonic()
+        for decoder in self._decoders:
+            recovery = decoder.recovery
+            if recovery is not None:
+                recovery.settle(dry(decoder._peer.pid), now)
 
 
 class MicDecoder(ImmediateJitterBuffer):
-    """The server's receive path: each mic packet is decoded where it arrives, on the
-    event loop, and its PCM handed to `on_pcm` at once.
+    """The server's receive path: each mic packet is decoded where it arrives (or at the
+    batch's flush), on the event loop, and its PCM handed to `on_pcm`.
 
     aiortc would queue the packet to a decoder thread, which hands every frame
     back with `run_coroutine_threadsafe` (a task, a future and a wake-up of the
     loop per frame) to a track read by one more task per peer. The decoder is
     libopus called directly (`server.media.opus.DirectDecoder`: float mono, soft-clipped
-    as libopus's 16-bit output is) or, where that is not available or
-    `SUSSURRO_OPUS=pyav`, aiortc's own (s16 stereo, turned into float mono).
+    as libopus's 16-bit output is), behind `MicRecovery` (server/media/recovery.py:
+    packets back in order, lost ones rebuilt from the next one's FEC or concealed),
+    or, where that is not available or `SUSSURRO_OPUS=pyav`, aiortc's own (s16
+    stereo, turned into float mono; a late packet dropped, a lost one a hole).
     Either way a packet gives one frame of as many samples as it holds, timed
     by its RTP timestamp.
     """
@@ -718,54 +797,63 @@ class MicDecoder(ImmediateJitterBuffer):
     def __init__(self, peer: Peer, on_pcm: Callable[..., None],
                  batch: MicBatch | None = None) -> None:
         """`on_pcm(pid, pcm, ts)`; with a `batch`, packets it holds are delivered at its
-        flush as `on_pcm(pid, pcm, ts, at)`, `at` their arrival (time.monotonic)."""
+        flush as `on_pcm(pid, pcm, ts, at)`, `at` their arrival (time.monotonic); a
+        packet that came too late to be played is told as `on_pcm(pid, None, ts, at)`."""
         super().__init__()
         self._peer = peer
         self._on_pcm = on_pcm
         self._batch = batch
         self._direct: DirectDecoder | None = direct_decoder()
         self._decoder = AiortcOpusDecoder() if self._direct is None else None
+        self.recovery: MicRecovery | None = None
+        if self._direct is not None:
+            self.recovery = MicRecovery(self._direct, self._recovered)
+            if batch is not None:
+                batch.register(self)
         self.errors = 0
 
     def add(self, packet) -> tuple[bool, JitterFrame | None]:
-        _, frame = super().add(packet)
-        if frame is None or self._peer.closed or not frame.data:
+        seq = packet.sequence_number
+        if self._last is not None and not uint16_gt(seq, self._last):
+            self.late += 1  # counted; the recovery puts it back in order, or drops a repeat
+            if self.recovery is None:
+                return False, None
+        else:
+            self._last = seq
+        data = packet._data
+        if self._peer.closed or not data:
             # An empty payload holds no audio; aiortc's decoder would take it for the
             # end of the stream (an empty av.Packet flushes) and refuse all that follows.
             return False, None
-        if self._batch is None or not self._batch.hold(self, frame):
-            self.decode(frame)
+        if self._batch is None or not self._batch.hold(self, seq, packet.timestamp, data):
+            self.decode_payload(data, packet.timestamp, None, seq)
         return False, None
 
     def decode(self, frame: JitterFrame, at: float | None = None) -> None:
         """Decode one packet's frame and deliver its PCM (`at`: when it arrived, if held)."""
-        self.decode_payload(frame.data, frame.timestamp, at, frame)
+        self.decode_payload(frame.data, frame.timestamp, at)
 
     def decode_payload(self, data: bytes, timestamp: int, at: float | None = None,
-                       frame: JitterFrame | None = None) -> None:
-        """Decode one packet's Opus payload (RTP time `timestamp`) and deliver its PCM."""
+                       seq: int | None = None) -> None:
+        """Decode one packet's Opus payload (RTP time `timestamp`, sequence number `seq`)
+        and deliver its PCM."""
         if self._peer.closed:
             return
-        direct = self._direct
-        if direct is not None:
+        recovery = self.recovery
+        if recovery is not None:
             t0 = time.thread_time_ns()
+            if seq is None:  # no number (a frame handed over without one): the next one
+                seq = recovery.next_seq
             try:
-                pcm = direct.decode(data)
-            except OpusError:
-                self.errors += 1  # as aiortc: keep the decoder's state, skip the packet
-                return
+                recovery.take(seq, timestamp, data, at)
             finally:
+                self.errors = recovery.errors
                 batch = self._batch
                 if batch is not None:
                     batch.decodes += 1
                     batch.decode_ns += time.thread_time_ns() - t0
-            try:
-                _deliver_pcm(self._peer, pcm, timestamp, self._on_pcm, at)
-            except Exception:  # never into the receive path
-                log.exception("mic decoder of %s failed", self._peer.pid)
             return
-        if frame is None:
-            frame = JitterFrame(data=data, timestamp=timestamp)
+        frame = JitterFrame(data=data, timestamp=timestamp)
         try:
             frames = self._decoder.decode(frame)
         except av.FFmpegError:
@@ -775,6 +863,15 @@ class MicDecoder(ImmediateJitterBuffer):
             for f in frames:
                 _deliver(self._peer, f, self._on_pcm, at)
         except Exception:  # never into aiortc's receive loop
+            log.exception("mic decoder of %s failed", self._peer.pid)
+
+    def _recovered(self, pcm: np.ndarray | None, ts: int, at: float | None) -> None:
+        try:
+            if pcm is None:
+                self._on_pcm(self._peer.pid, None, ts, time.monotonic() if at is None else at)
+            else:
+                _deliver_pcm(self._peer, pcm, ts, self._on_pcm, at)
+        except Exception:  # never into the receive path
             log.exception("mic decoder of %s failed", self._peer.pid)
 
 

@@ -214,7 +214,7 @@ class RtpIn:
             dtls=dtls, connected=DtlsState.CONNECTED, receiver=self._receiver, queue=deque,
             ssrc_table=self._ssrcs, active=self._active, batch=batch,
             now=clock.current_datetime,
-            decode_now=lambda ts, payload: decoder.decode_payload(payload, ts),
+            decode_now=lambda ts, payload, seq: decoder.decode_payload(payload, ts, None, seq),
             push=self.push, pull=self.pull,
             flush=batch.flush if batch is not None else _nothing)
         if native is None:

@@ -95,6 +95,8 @@ class RoomVoice:
         self._dtx = dtx
         self.mixer = RoomMixer(cues=cues if cues is not None else CueBank.load(), seed=seed)
         self._mic = MicBatch()  # mic packets held for the next tick
+        # a speaker's queue that would run dry at the coming tick gets its lost packet now
+        self._mic.dry = lambda pid: self.mixer.depth(pid) < 1.0
         self._peerset = PeerSet(room_code, ice_servers=list(ice_servers or []),
                                 max_candidates=max_candidates, mic=self._mic,
                                 on_pcm=self._on_pcm, on_lost=self._peer_lost)
@@ -204,11 +206,16 @@ class RoomVoice:
             except Exception:
                 log.exception("on_peer_lost failed in room %s", self.room_code)
 
-    def _on_pcm(self, pid: str, pcm: np.ndarray, ts: int | None = None,
+    def _on_pcm(self, pid: str, pcm: np.ndarray | None, ts: int | None = None,
                 at: float | None = None) -> None:
         """A decoded mic frame of `pid` (`ts`: its RTP time; `at`: when its packet
-        arrived, if it was held for the tick; else it arrived now)."""
+        arrived, if it was held for the tick; else it arrived now); `pcm` None: a packet
+        that came too late to be played, whose delay the playout timing counts."""
         if pid in self._peers and pid not in self._peerset.listen_only:
+            if pcm is None:  # a packet too late to be played: its delay counts
+                if ts is not None and self._step_at is not None and at is not None:
+                    self.mixer.note(pid, (at - self._step_at) / PERIOD, ts / FRAME_SAMPLES)
+                return
             if ts is None or self._step_at is None:
                 self.mixer.push(pid, pcm)
             else:

@@ -91,6 +91,11 @@ class VoiceFigures:
             "send_cpu_s": round(self.send_ns / 1e9, 4),
             "packets_out": self.packets_out,
             "decodes": mic.decodes,
+            # the mics' lost and reordered packets (server/media/recovery.py): frames
+            # rebuilt from the next packet's FEC, concealed by libopus, packets put back
+            # in order, and packets too late to be played
+            **{f"mic_{name}": n for name, n in mic.recovery_counts().items()
+               if name in ("recovered", "concealed", "reordered", "late")},
             "opus_decode_cpu_s": round(mic.decode_ns / 1e9, 4),
             # the mic packets' other costs (bench/ROOM.md, "compiled sender"): from the
             # socket to the batch, and the batch's flush at each tick (the decodes above

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import ssl
 import time
 
 import httpx
@@ -339,3 +340,59 @@ def test_item8_the_per_address_bound_holds_on_plain_http_too(guarded):
     finally:
         for s in idle:
             s.close()
+
+
+# ---- issue 37 item 3: a head over the limit in one read -------------------------------
+
+MAX_HEADER = 32768  # the default `max_header` (server/config.py)
+
+
+def _head(srv: ServerProc, size: int, path: str = "/healthz", close: bool = True) -> bytes:
+    """A GET request head of exactly `size` bytes (a padding header makes up the rest)."""
+    start = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+             + ("Connection: close\r\n" if close else "") + "X-Pad: ").encode()
+    return start + b"p" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+def _one_write(srv: ServerProc, request: bytes, tls: bool) -> bytes:
+    """`request` sent in one write (over TLS or not), and everything answered until close."""
+    raw = _connect(srv)
+    if tls:
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        sock = context.wrap_socket(raw, server_hostname="127.0.0.1")
+    else:
+        sock = raw
+    with sock:
+        sock.sendall(request)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer
+
+
+def test_issue37_3_a_head_over_the_limit_is_refused_even_in_one_read(guarded):
+    """Issue 37 item 3: `GET /healthz` with a 40,000-byte header sent in one write got 200
+    (plain http and the --lan listener, TLS included): the head was measured after
+    httptools had parsed the whole chunk, its request already started. The head is
+    now measured before the parser sees it: at the limit served, one byte over 431."""
+    for tls in (False, True) if guarded.args == ["--lan"] else (False,):
+        answers = {
+            "at the limit": _one_write(guarded, _head(guarded, MAX_HEADER), tls),
+            "one byte over": _one_write(guarded, _head(guarded, MAX_HEADER + 1), tls),
+            "a 40,000-byte header": _one_write(guarded, _head(guarded, 40_000 + 60), tls),
+            # Blank lines before the request line count too (as they do in slow reads).
+            "blank lines first": _one_write(
+                guarded, b"\r\n" * 8 + _head(guarded, MAX_HEADER - 8), tls),
+        }
+        status = {what: answer[:12].decode("latin-1") for what, answer in answers.items()}
+        assert status == {"at the limit": "HTTP/1.1 200", "one byte over": "HTTP/1.1 431",
+                          "a 40,000-byte header": "HTTP/1.1 431",
+                          "blank lines first": "HTTP/1.1 431"}, tls
+        # Behind a small request in the same write (pipelined): the large one is not served.
+        answer = _one_write(guarded, _head(guarded, 200, close=False)
+                            + _head(guarded, 40_060), tls)
+        assert b"HTTP/1.1 431 " in answer, (tls, answer[:400])
+        assert answer.count(b"HTTP/1.1 200 ") <= 1, (tls, answer[:400])
+    assert b" 200 " in _get(guarded, "127.0.0.1")  # others are served as before

@@ -179,6 +179,13 @@ def test_native_sender_sends_what_the_python_path_sends():
         assert abs((ntp >> 32) - 2_208_988_800 - time.time()) < 5  # NTP time of the last send
         assert sender.sync()[:5] == (0, 0, 0, 0, 0)  # counts start again
         assert sender.send(packets[0][1], tick + 1) == 1
+        rx.recv(2048)
+        # a payload type of its own (RED for a lossy listener): only that byte differs
+        assert sender.send(packets[1][1], tick + 2, 63) == 2
+        header[1] = (header[1] & 0x80) | 63
+        struct.pack_into("!HL", header, 2, (seq0 + 301) & 0xFFFF,
+                         (origin + (tick + 2 - tick0) * 960) & 0xFFFFFFFF)
+        assert rx.recv(2048) == reference.protect(header, packets[1][1])
     finally:
         sender.close()
         rx.close()
@@ -208,9 +215,13 @@ def test_native_sender_refuses_bad_input_and_sends_nothing():
         sender = fastrtp._fastrtp.Sender(**good)
         with pytest.raises(ValueError):
             sender.send(bytes(1500), 1)  # no room for the packet and its SRTP tag
-        for args in ((bytearray(10), 1), ("text", 1), (b"x",), (b"x", "1")):
+        for args in ((bytearray(10), 1), ("text", 1), (b"x",), (b"x", "1"), (b"x", 1, "63"),
+                     (b"x", 1, 63, 0)):
             with pytest.raises(TypeError):
                 sender.send(*args)
+        for pt in (-1, 128):
+            with pytest.raises(ValueError):
+                sender.send(b"x", 1, pt)
         sender.close()
         with pytest.raises(ValueError):
             sender.send(b"x", 1)

@@ -142,3 +142,66 @@ async def test_issue29_7_the_server_gives_each_browser_a_device_cookie_once(serv
         r = browser.post(f"/api/rooms/{code}/watch")
         assert r.status_code == 200 and "set-cookie" not in r.headers
         assert browser.cookies["sussurro_device"] == first
+
+
+def in_browser(client: Client, device: str) -> Client:
+    """`client`'s socket opened in the browser whose device cookie is `device`."""
+    client.headers = {"Cookie": f"sussurro_device={device}"}
+    return client
+
+
+async def still_open_or_closed(client: Client) -> int | str | None:
+    """`client`'s close code, or "open" (and what it received) if it is open 2 s on."""
+    try:
+        return await client.wait_closed(timeout=2)
+    except TimeoutError:
+        return f"open, received {[m['type'] for m in client.messages[-4:]]}"
+
+
+async def test_issue37_2_a_kick_closes_every_socket_of_the_banned_browser(server):
+    """Issue 37 item 2: a pass taken by another device (no cookie: a `curl`, a link
+    shared by a friend) and open in the kicked player's browser stayed open after the
+    kick and kept receiving `room` and `view`: the kick ended passes by the device that
+    took them, not by the device of the socket holding them. Every socket of the banned
+    browser now ends with the kick (4003): its passes, and any other seat open there;
+    the host's seat and other browsers' screens stay."""
+    bob_device = "bobs-browser-" + "x" * 20
+    tv_device = "the-real-tv-" + "y" * 20
+    host = await Client.create(server.base_url, "Ada")
+    r = httpx.post(server.url(f"/api/rooms/{host.code}/join"), json={"name": "Bob"},
+                   cookies={"sussurro_device": bob_device})
+    bob = in_browser(Client(server.base_url, host.code, r.json()["player"], r.json()["token"]),
+                     bob_device)
+    # A pass and a seat taken by no browser of Bob's, both opened in Bob's browser.
+    r = watch(server, host.code)
+    bobs_pass = in_browser(Client(server.base_url, host.code, r.json()["spectator"],
+                                  r.json()["token"]), bob_device)
+    r = httpx.post(server.url(f"/api/rooms/{host.code}/join"), json={"name": "Roberto"})
+    roberto = in_browser(Client(server.base_url, host.code, r.json()["player"],
+                                r.json()["token"]), bob_device)
+    r = watch(server, host.code, tv_device)
+    tv = in_browser(Client(server.base_url, host.code, r.json()["spectator"],
+                           r.json()["token"]), tv_device)
+    clients = [host, bob, bobs_pass, roberto, tv]
+    try:
+        for c in clients:
+            await c.connect()
+        mark = host.mark()
+        await host.send("kick", player=bob.player)
+        room = await host.wait_for(lambda m: m["type"] == "room" and m["banned"] == ["Bob"],
+                                   since=mark)
+        await bob.wait_closed(timeout=3)
+        kicked = [(c.player, await still_open_or_closed(c)) for c in (bob, bobs_pass, roberto)]
+        assert kicked == [(c.player, 4003) for c in (bob, bobs_pass, roberto)]
+        assert all(c.errors[-1]["code"] == "kicked" for c in (bob, bobs_pass, roberto))
+        room = await host.wait_for(lambda m: m["type"] == "room" and len(m["players"]) == 1
+                                   and len(m["passes"]) == 1, since=mark)
+        assert room["passes"] == [{"id": tv.player, "online": True}]
+        assert [p["id"] for p in room["players"]] == [host.player]
+        assert not tv.closed and not host.closed
+        # Nothing of the room reaches that browser any more, and its tokens open nothing.
+        for c in (bobs_pass, roberto):
+            with pytest.raises(ConnectionError):
+                await Client(server.base_url, host.code, c.player, c.token).connect(timeout=3)
+    finally:
+        await close_all(clients)

@@ -27,7 +27,8 @@ def test_stereo_is_what_the_offers_opus_fmtp_says():
 def test_the_answer_says_the_server_may_send_stereo_but_never_asks_the_mic_for_it():
     answer = "\r\n".join(["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2", ""])
     mono = ask_for_dtx(answer)
-    assert "a=fmtp:111 minptime=10;usedtx=1\r\n" in mono and "stereo" not in mono
+    assert ("a=fmtp:111 minptime=10;useinbandfec=1;usedtx=1;maxaveragebitrate=64000\r\n"
+            in mono and "stereo" not in mono)
     stereo = ask_for_dtx(answer, stereo=True)
     assert "sprop-stereo=1" in stereo
     assert ";stereo=1" not in stereo and " stereo=1" not in stereo

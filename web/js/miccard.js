@@ -8,6 +8,17 @@ import * as session from "./session.js";
 import { state } from "./state.js";
 import { voiceSupported } from "./support.js";
 
+/**
+ * True until the player has chosen voice or text (issue 37 item 5): the lobby then shows
+ * this card first, right under the room's code. A browser without WebRTC has no choice to
+ * make (text only): its card is a notice, not a first step.
+ */
+export function micChoicePending() {
+  if (!voiceSupported()) return false;
+  const s = state.mic;
+  return s === "unknown" || s === "asking" || s === "insecure" || (!micApiAvailable() && s !== "skipped");
+}
+
 export function micCard() {
   const s = state.mic;
   const enable = (label) => h("button", {

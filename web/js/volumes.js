@@ -53,6 +53,11 @@ function set(pid, patch) {
   sender?.(message(levels));
 }
 
+/** True when this player has changed `pid`'s voice here (lowered, raised or muted). */
+export function volumeChanged(pid) {
+  return Boolean(current()[pid]);
+}
+
 /** The slider and mute of `player`'s voice (nothing for my own). */
 export function volumeControl(player) {
   if (!player?.id || player.id === state.player) return null;

@@ -22,12 +22,22 @@ let screenName = "";
 const offline = { ready: false, version: null, error: null, impossible: null };
 const timings = {};
 
-function toast(text) {
+/** Show a refusal ({code, detail}) for a moment. Its code is kept, not its words: a change
+ *  of language meanwhile words it again (issue 37 item 6). */
+function toast(err) {
   const el = document.getElementById("toast");
-  el.textContent = text;
+  toast.err = err;
+  el.textContent = errorText(err);
   el.hidden = false;
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { el.hidden = true; }, 3500);
+  toast.timer = setTimeout(() => { el.hidden = true; toast.err = null; }, 3500);
+}
+
+// A start that failed (`boot-error`): its code, worded again on a change of language.
+let bootError = null;
+
+function drawBootError() {
+  root.replaceChildren(h("p", { class: "form-error", id: "boot-error" }, errorText({ code: bootError })));
 }
 
 function drawStatus() {
@@ -172,6 +182,9 @@ async function boot() {
   onLangChange(() => {
     topbar();
     drawStatus();
+    const shown = document.getElementById("toast");
+    if (toast.err && !shown.hidden) shown.textContent = errorText(toast.err);
+    if (bootError) return drawBootError();
     // The screen redrawn where it is: the names typed, the card held, the seer's
     // answer, the countdown stay (a new mount would send the phone back to "pass to").
     if (screen?.redraw) screen.redraw();
@@ -186,7 +199,8 @@ async function boot() {
     if (!res.ok) throw Object.assign(new Error("manifest"), await res.json().catch(() => ({ code: "offline_not_built" })));
     manifest = await res.json();
   } catch (err) {
-    root.replaceChildren(h("p", { class: "form-error", id: "boot-error" }, errorText({ code: err.code || "offline_not_built" })));
+    bootError = err.code || "offline_not_built";
+    drawBootError();
     return;
   }
   timings.core = await startCore({ pyodide: manifest.pyodide, core: manifest.core });
@@ -208,7 +222,7 @@ async function resume() {
     if (snap.public.phase === "over") return gameOver(snap.result);
     showGame(snap);
   } catch (err) {
-    toast(errorText(err));
+    toast({ code: err.code || "core_failed", detail: err.detail });
     store.game = null;
     showSetup();
   }

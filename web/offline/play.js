@@ -9,7 +9,6 @@
 
 import { face } from "/static/js/avatar.js";
 import { h } from "/static/js/dom.js";
-import { errorText } from "/static/js/errors.js";
 import { t } from "/static/js/i18n.js";
 import { narrationText } from "/static/js/narrator.js";
 import { nameOf, roleName } from "/static/js/names.js";
@@ -51,7 +50,7 @@ export function mountPlay(root, game, snap, { toast, onOver }) {
     try {
       return await promise;
     } catch (err) {
-      toast(errorText({ code: err.code || "core_failed", detail: err.detail }));
+      toast({ code: err.code || "core_failed", detail: err.detail });
       return null;
     } finally {
       local.busy = false;

@@ -22,6 +22,9 @@ export function mountSetup(root, saved, { onStart, evening }) {
     options: saved?.preset === first ? { ...saved.options } : defaults(first),
   };
   const msg = h("p", { class: "form-error", role: "alert", id: "setup-error" });
+  // What the message says, as a function: a change of language words it again.
+  let said = null;
+  const say = (words) => { said = words; msg.textContent = words ? words() : ""; };
   const namesEl = h("div", { class: "names" });
   const rulesEl = h("div", { class: "rules" });
   const el = h("div", { class: "screen onephone-setup" });
@@ -30,7 +33,7 @@ export function mountSetup(root, saved, { onStart, evening }) {
   /** Every text of the screen in the language now; the names typed and the rules
    *  chosen (`s`) stay as they are. */
   function draw() {
-    msg.textContent = "";
+    say(said);
     // (replaceChildren would draw a null as the text "null": no evening yet is left out.)
     el.replaceChildren(...[
       h("section", { class: "hero" },
@@ -77,7 +80,7 @@ export function mountSetup(root, saved, { onStart, evening }) {
   }
 
   async function send(patch) {
-    msg.textContent = "";
+    say(null);
     if (patch.preset && patch.preset !== s.preset) {
       s.preset = patch.preset;
       s.options = defaults(patch.preset);
@@ -90,23 +93,23 @@ export function mountSetup(root, saved, { onStart, evening }) {
       try {
         s.options = await call("validate", { preset: s.preset, options: s.options, n: 0 });
       } catch (err) {
-        msg.textContent = errorText(err);
+        say(() => errorText(err));
       }
     }
     drawRules();
   }
 
   async function start() {
-    msg.textContent = "";
+    say(null);
     const names = s.names.map((n) => n.trim().replace(/\s+/g, " "));
-    if (names.length < MIN || names.some((n) => !n)) { msg.textContent = t("offline.need_names", { min: MIN }); return; }
+    if (names.length < MIN || names.some((n) => !n)) { say(() => t("offline.need_names", { min: MIN })); return; }
     const folded = names.map((n) => n.toLocaleLowerCase());
-    if (new Set(folded).size !== names.length) { msg.textContent = t("offline.same_name"); return; }
+    if (new Set(folded).size !== names.length) { say(() => t("offline.same_name")); return; }
     try {
       const options = await call("validate", { preset: s.preset, options: { ...s.options, one_phone: true }, n: names.length });
       await onStart({ names, preset: s.preset, options });
     } catch (err) {
-      msg.textContent = errorText(err);
+      say(() => errorText(err));
     }
   }
 

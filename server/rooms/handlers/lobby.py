@@ -11,6 +11,7 @@ from server.rooms import membership
 from server.rooms.play import PLAYING
 from server.rooms.ports import Choices, GameRoom, LiveRoom, Parts
 from server.rooms.seats import KICKED, LEFT, Member, RoomError
+from server.rooms.spectators import Spectator
 from server.wire import protocol as P
 
 
@@ -82,10 +83,21 @@ async def on_kick(room: LiveRoom, member: Member, msg: P.Kick) -> None:
     # a kicked player cannot take a new seat under it unless the host lets them back.
     name, devices = table.ban(target)
     await room.store.add_ban(room.code, name, room.now(), sorted(devices))
-    # Every pass that browser holds ends with the seat (its voice with it).
-    for spectator in [s for s in table.spectators.values() if s.device in devices]:
+    # Every socket of that browser ends with the seat (4003, its voice with it): each
+    # pass it took or has open, whoever took it, and any other seat open there or
+    # taken from it. The host's own seat is never removed by their kick.
+    for spectator in [s for s in table.spectators.values() if _in_browser(s, devices)]:
         await membership.remove_pass(room, spectator, P.CLOSE_KICKED)
     await membership.remove(room, target, KICKED)
+    for other in [m for m in table.members.values()
+                  if m.id != member.id and _in_browser(m, devices)]:
+        await membership.remove(room, other, KICKED)
+
+
+def _in_browser(holder: Member | Spectator, devices: set[str]) -> bool:
+    """Whether `holder` (a seat or a pass) was taken from, or is open in, one of `devices`."""
+    return holder.device in devices or (holder.conn is not None
+                                        and holder.conn.device in devices)
 
 
 async def on_unban(room: Parts, member: Member, msg: P.Unban) -> None:

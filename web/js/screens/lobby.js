@@ -4,15 +4,67 @@ import { face } from "../avatar.js";
 import { h, region } from "../dom.js";
 import { t } from "../i18n.js";
 import { icon } from "../icons.js";
-import { micCard } from "../miccard.js";
+import { micCard, micChoicePending } from "../miccard.js";
 import * as session from "../session.js";
 import { linkBase, loadLinks, roomLinks } from "../links.js";
 import { isHost, state } from "../state.js";
-import { volumeControl } from "../volumes.js";
+import { volumeChanged, volumeControl } from "../volumes.js";
 import { leaveButton, settingsForm } from "./controls.js";
 
 // The folded rules stay open across redraws once opened (remembered at the click itself).
 let rulesOpen = false;
+// Which players' volume rows are open (issue 37 item 5): folded by default, fifteen rows
+// of sliders would push everything else a screen or two down; a voice this player changed
+// (lowered, muted) shows its row until folded. Kept across redraws: pid -> open.
+const volsOpen = new Map();
+const volOpen = (pid) => (volsOpen.has(pid) ? volsOpen.get(pid) : volumeChanged(pid));
+
+/** Show each row's volume as `volOpen` says, and the buttons that open them. */
+function showVolumes(list) {
+  const all = list.querySelectorAll(".vol-open");
+  for (const btn of all) {
+    const open = volOpen(btn.dataset.pid);
+    btn.setAttribute("aria-expanded", String(open));
+    const row = list.querySelector(`.vol[data-pid="${CSS.escape(btn.dataset.pid)}"]`);
+    if (row) row.hidden = !open;
+  }
+  const every = all.length > 0 && [...all].every((btn) => volOpen(btn.dataset.pid));
+  list.closest(".players")?.querySelector("#vol-all")?.setAttribute("aria-expanded", String(every));
+}
+
+/** A player's row: the button that opens their volume, and the volume itself (folded). */
+function foldedVolume(p) {
+  const control = volumeControl(p);
+  if (!control) return [];
+  const open = volOpen(p.id);
+  control.id = `vol-${p.id}`;
+  control.hidden = !open;
+  const btn = h("button", {
+    type: "button", class: "iconbtn vol-open", "data-pid": p.id,
+    "aria-expanded": String(open), "aria-controls": control.id,
+    "aria-label": t("volume.show", { name: p.name || "?" }),
+    onclick: () => {
+      volsOpen.set(p.id, !volOpen(p.id));
+      showVolumes(btn.closest(".player-list"));
+    },
+  }, icon("volume", 18));
+  return [btn, control];
+}
+
+/** "Volumi (15)": every other player's volume opened, or folded again, at once. */
+function allVolumes(others) {
+  if (!others.length) return null;
+  const every = others.every((p) => volOpen(p.id));
+  const btn = h("button", {
+    type: "button", class: "btn btn-ghost vol-all", id: "vol-all", "aria-expanded": String(every),
+    onclick: () => {
+      const open = btn.getAttribute("aria-expanded") !== "true";
+      for (const p of others) volsOpen.set(p.id, open);
+      showVolumes(btn.closest(".players").querySelector(".player-list"));
+    },
+  }, icon("volume", 18), " ", t("volume.all", { n: others.length }));
+  return btn;
+}
 
 /**
  * Every spectator pass of the room, watched or not: the host removes one that is not the
@@ -40,13 +92,16 @@ export function mountLobby(root) {
   const head = h("section", { class: "card room-code" });
   const tv = h("section", { class: "card tv-link-card" });
   const players = h("section", { class: "card players", "aria-label": t("lobby.players") });
+  // The mic's choice (voice or text) is a newcomer's first step (issue 37 item 5): right
+  // under the room's code until it is made, then out of the way after the rest.
+  const micFirst = h("div", { class: "mic-first" });
   const mic = h("div");
   const settings = h("section", { class: "card settings", "aria-label": t("lobby.settings") });
   const start = h("div", { class: "start-bar" });
   const leave = h("div", { class: "leave-bar" });
   // The essentials first (issue 31): who is in, the game, start; the rest below. The start
   // bar stays at the foot of the screen (sticky) however many players the list holds.
-  root.append(h("div", { class: "screen lobby" }, head, players, settings, start, leave, mic, tv));
+  root.append(h("div", { class: "screen lobby" }, head, micFirst, players, settings, start, leave, mic, tv));
 
   function draw() {
     const room = state.room || {};
@@ -90,8 +145,11 @@ export function mountLobby(root) {
         alt: t("tv.screen_qr", { code }),
       }),
     ] : []));
+    const others = (room.players || []).filter((p) => p.id !== me);
     region(players, [room.players, room.banned, host, me, amHost, t("lobby.players")], () => [
-      h("h2", {}, t("lobby.players"), " ", h("span", { class: "count" }, `(${(room.players || []).length})`)),
+      h("div", { class: "players-head" },
+        h("h2", {}, t("lobby.players"), " ", h("span", { class: "count" }, `(${(room.players || []).length})`)),
+        allVolumes(others)),
       h("ul", { class: "player-list" }, (room.players || []).map((p) => h("li", {
         class: `player-row ${p.online === false ? "offline" : ""}`, "data-pid": p.id,
       },
@@ -111,7 +169,7 @@ export function mountLobby(root) {
           class: "iconbtn danger", "aria-label": t("lobby.kick", { name: p.name }),
           onclick: () => { if (confirm(t("lobby.kick_confirm", { name: p.name }))) session.send({ type: "kick", player: p.id }); },
         }, icon("close", 18))) : null,
-      volumeControl(p)))),
+      foldedVolume(p)))),
       // Kicked names stay out of the room until the host lets them back in.
       amHost && room.banned?.length ? h("div", { class: "banned", id: "banned" },
         h("h3", {}, t("lobby.banned_title")),
@@ -123,7 +181,11 @@ export function mountLobby(root) {
           }, t("lobby.unban")))))) : null,
     ]);
 
-    region(mic, [state.mic, state.voice, t("mic.title")], () => micCard());
+    const first = micChoicePending();
+    micFirst.hidden = !first;
+    mic.hidden = first;
+    region(micFirst, [first, state.mic, state.voice, t("mic.title")], () => (first ? micCard() : []));
+    region(mic, [first, state.mic, state.voice, t("mic.title")], () => (first ? [] : micCard()));
 
     const s = room.settings || {};
     region(settings, [s, amHost, t("lobby.settings")], () => {
