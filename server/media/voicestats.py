@@ -40,6 +40,12 @@ class VoiceFigures:
         self.loop_starts = 0
         self.withheld = 0  # ticks not run because the room may not send (cluster mode)
 
+    def sending(self, may: bool) -> bool:
+        """`may` (the room may send this tick), counting the ticks withheld."""
+        if not may:
+            self.withheld += 1
+        return may
+
     def sample_depth(self, mixer: RoomMixer) -> None:
         """One sample of the frames waiting in the talking speakers' jitter queues."""
         st = mixer.stats()
