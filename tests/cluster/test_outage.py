@@ -122,14 +122,14 @@ async def test_issue37_1_the_voice_goes_on_through_a_redis_outage(tmp_path, how)
             code = bots[0].client.code
             owner = cl.owner_of(code)
             node = cl.node_by_id(owner)
-            calm = time.monotonic()
+            withheld = await asyncio.to_thread(_metric, node.base_url, WITHHELD)
+            missed = await asyncio.to_thread(_metric, node.base_url, MISSED)
+            calm = time.monotonic()                   # (the window starts after those reads)
             await asyncio.sleep(OUTAGE)               # the same bots with Redis up
             t0 = time.monotonic()
             baseline = [longest_silence(b, HZ[1 - i], calm, t0)[0] for i, b in enumerate(bots)]
-            withheld = await asyncio.to_thread(_metric, node.base_url, WITHHELD)
-            missed = await asyncio.to_thread(_metric, node.base_url, MISSED)
             if how == "kill":
-                cl.redis.stop()                       # SIGKILL: connections refused
+                await asyncio.to_thread(cl.redis.stop)  # SIGKILL: connections refused
             else:
                 cl.pause_redis()                      # SIGSTOP: nothing answers
             try:
