@@ -38,6 +38,7 @@ from server.cluster.handover import Handovers
 from server.cluster.host import RoomHost
 from server.cluster.membership import CpuMeter, Membership, new_node_id
 from server.cluster.placement import NodeLoad, assign, pick
+from server.cluster.tenure import Tenure
 from server.storage.redis_keys import Keys
 from server.storage.redis_store import RedisStore
 from server.storage.seam import NotOwner, StoreUnavailable
@@ -86,8 +87,8 @@ class Cluster:
         self._strays: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()  # the beat's cue to end between two beats
-        # When the last renewal that succeeded was sent: our claims live `ttl` from then.
-        self._renewed_at = time.monotonic()
+        # Whether our claims still hold, asked without Redis (renewals, sleeps, outages).
+        self.tenure = Tenure(ttl)
         self._renewing: asyncio.Task[list[str]] | None = None
         self._adopting: set[str] = set()
 
@@ -102,6 +103,7 @@ class Cluster:
         self.secret = await self.r.get(self.keys.secret())
         await self._publish()
         self._tasks = [asyncio.create_task(self._beat_loop(), name="cluster-beat"),
+                       asyncio.create_task(self.tenure.watch(self._stopping), name="watch"),
                        asyncio.create_task(self.handovers.listen(self._stopping, self.adopt),
                                            name="cluster-inbox")]
         log.info("cluster: node %s at %s joined (ttl %.1fs)", self.id, self.url, self.ttl)
@@ -239,20 +241,21 @@ class Cluster:
     # Are our claims still ours? ------------------------------------------------------
 
     def claims_fresh(self) -> bool:
-        """Whether our last successful renewal is younger than a claim's life: if not, this
-        node may have slept (SIGSTOP, a long stall) while others took its rooms over."""
-        return time.monotonic() - self._renewed_at < self.ttl
+        """Whether our claims hold as far as we can tell without Redis: renewed within a
+        claim's life, or the store out of our reach while we stayed awake (tenure.py). If
+        not, this node may have slept while others took its rooms over."""
+        return self.tenure.held()
 
     def may_send(self, code: str) -> bool:
-        """Room `code` may send (asked each voice tick, so without Redis): our claims are
-        fresh and still hold it (a renewal may find it lost a moment before its unloading)."""
-        return code in self.store.held and self.claims_fresh()
+        """Room `code` may send (asked each voice tick, so without Redis): our claims hold,
+        and hold it (a renewal may find it lost a moment before its unloading)."""
+        return code in self.store.held and self.tenure.held()
 
     async def confirm(self, code: str) -> None:
         """Before a room of ours acts (a timer, a message): if our claims may have lapsed,
         renew them now, and raise NotOwner if `code` is no longer ours (StoreUnavailable
         if Redis cannot say). A woken node thus shows nobody a game that moved on; a room
-        found lost and not unloaded yet is refused too."""
+        found lost and not unloaded yet is refused too (a mere outage lets the room act)."""
         if not self.claims_fresh():
             for other in await self.renew_now():
                 if other != code:
@@ -269,7 +272,7 @@ class Cluster:
     async def _renew(self) -> list[str]:
         sent = time.monotonic()
         lost = await self.store.renew()
-        self._renewed_at = sent
+        self.tenure.renewed(sent)
         return lost
 
     # The beat --------------------------------------------------------------------
@@ -280,13 +283,8 @@ class Cluster:
                 await asyncio.wait_for(self._stopping.wait(), self.beat)
             if self._stopping.is_set():
                 return
-            try:
-                await self.heartbeat()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
+            if not await self.tenure.beat(self.heartbeat):  # (it logs a failure)
                 self.counts["beat_failures"] += 1
-                log.warning("cluster: heartbeat failed: %s", exc)
                 await self._cut_off()
 
     async def heartbeat(self) -> None:
@@ -297,11 +295,14 @@ class Cluster:
         self.counts["beats"] += 1
         for code in lost:
             await self.lost(code)
-        if not self.draining:
+        # Not for a claim's life after an outage: every claim may have lapsed meanwhile,
+        # and their owners must renew before anyone sweeps their rooms away.
+        if not self.draining and self.tenure.quiet_for(self.ttl):
             await self.sweep()
 
     async def _cut_off(self) -> None:
-        """Redis unreachable past our claims' expiry: others may own our rooms by now."""
+        """A beat failed and our claims no longer hold (we slept, or the store answered with
+        an error): others may own our rooms by now (a mere outage keeps them, tenure.py)."""
         if self.claims_fresh() or self.host is None:
             return
         for code in list(self.host.loaded()):
@@ -356,7 +357,7 @@ class Cluster:
                 "claims": len(self.store.held), "refused_writes": self.store.refused,
                 "unreplicated_writes": self.store.unreplicated,
                 "cpu": round(self.membership.cpu.value, 4),
-                "since_renewal": round(time.monotonic() - self._renewed_at, 3),
+                "since_renewal": self.tenure.since_renewal(), "sleeps": self.tenure.slept,
                 **self.counts}
 
 

@@ -188,6 +188,9 @@ _CLUSTER = {
                       "counter"),
     "since_renewal": ("sussurro_cluster_seconds_since_renewal",
                       "seconds since the claims were last renewed", "gauge"),
+    "sleeps": ("sussurro_cluster_sleeps_total",
+               "times this process did not run for half a claim's life (its voice waits "
+               "for a renewal)", "counter"),
     "forwarded": ("sussurro_cluster_forwarded_total", "requests answered by another node",
                   "counter"),
     "forward_failures": ("sussurro_cluster_forward_failures_total",

@@ -462,6 +462,10 @@ def send_directly(sender, track: MixTrack) -> bool:
     return True
 
 
+# A queued payload older than this is dropped rather than sent late (a sleep, a stall).
+STALE_QUEUED = 0.2
+
+
 class MixTrack(MediaStreamTrack):
     """Outbound audio of one listener: pre-encoded Opus payloads, paced by the voice loop.
 
@@ -478,7 +482,8 @@ class MixTrack(MediaStreamTrack):
     def __init__(self, maxlen: int = 8) -> None:
         """`maxlen`: packets kept while the sender lags (160 ms); older ones are dropped."""
         super().__init__()
-        self._queue: collections.deque[tuple[bytes, int]] = collections.deque()
+        # (payload, tick, when queued): what waits for the connection, or for aiortc's sender
+        self._queue: collections.deque[tuple[bytes, int, float]] = collections.deque()
         self._maxlen = maxlen
         self._ready = asyncio.Event()
         self.stopped = asyncio.Event()
@@ -495,10 +500,14 @@ class MixTrack(MediaStreamTrack):
         self.red: RedPacker | None = None
 
     def attach(self, direct: DirectRtp) -> None:
-        """Send from now on through `direct`, starting with what is queued."""
+        """Send from now on through `direct`, starting with what is queued (but for what
+        waited over STALE_QUEUED seconds: a node woken from a sleep sends no stale voice)."""
         self._direct = direct
         while self._queue:
-            payload, tick = self._queue.popleft()
+            payload, tick, at = self._queue.popleft()
+            if time.monotonic() - at > STALE_QUEUED:
+                self.dropped += 1
+                continue
             self._send(direct, payload, tick)
 
     def _send(self, direct: DirectRtp, payload: bytes, tick: int, pt: int | None = None) -> None:
@@ -548,16 +557,20 @@ class MixTrack(MediaStreamTrack):
         if len(self._queue) >= self._maxlen:
             self._queue.popleft()
             self.dropped += 1
-        self._queue.append((payload, tick))
+        self._queue.append((payload, tick, time.monotonic()))
         self._ready.set()
 
     async def recv(self) -> av.Packet:
-        while not self._queue:
-            if self.readyState != "live":
-                raise MediaStreamError
-            self._ready.clear()
-            await self._ready.wait()
-        payload, tick = self._queue.popleft()
+        while True:
+            while not self._queue:
+                if self.readyState != "live":
+                    raise MediaStreamError
+                self._ready.clear()
+                await self._ready.wait()
+            payload, tick, at = self._queue.popleft()
+            if time.monotonic() - at <= STALE_QUEUED:
+                break
+            self.dropped += 1  # waited too long (a sleep, a stall): never sent late
         self.sent += 1
         return make_packet(payload, (tick - self._first_tick) * FRAME)
 

@@ -286,7 +286,7 @@ class RoomVoice:
                     self._figures.late += 1
             if not self._peers:
                 continue  # nobody to send to: an empty room costs nothing
-            if self._may_send is not None and not self._may_send():
+            if self._may_send is not None and not self._figures.sending(self._may_send()):
                 continue  # mic packets wait in the MicBatch (bounded) meanwhile
             try:
                 self._step()

@@ -23,7 +23,7 @@ class VoiceFigures:
 
     __slots__ = ("tick_us", "distinct", "depths", "encodes", "encode_ns", "send_ns",
                  "packets_out", "flush_ns", "mixer_distinct", "late", "phase_moved",
-                 "loop_starts")
+                 "loop_starts", "withheld")
 
     def __init__(self) -> None:
         self.tick_us: deque[float] = deque(maxlen=250)
@@ -38,6 +38,13 @@ class VoiceFigures:
         self.late = 0
         self.phase_moved = 0.0  # ticks the grid moved earlier, in all
         self.loop_starts = 0
+        self.withheld = 0  # ticks not run because the room may not send (cluster mode)
+
+    def sending(self, may: bool) -> bool:
+        """`may` (the room may send this tick), counting the ticks withheld."""
+        if not may:
+            self.withheld += 1
+        return may
 
     def sample_depth(self, mixer: RoomMixer) -> None:
         """One sample of the frames waiting in the talking speakers' jitter queues."""
@@ -111,6 +118,9 @@ class VoiceFigures:
             "refused_offers": peers.pop("refused_offers"),
             "loop_running": loop_running,
             "loop_starts": self.loop_starts,
+            # ticks skipped because this node could not vouch for its claim on the room
+            # (cluster mode: it slept past its claims, or the room was found lost)
+            "withheld_ticks": self.withheld,
             **peers,  # what the peers sent and took in: drops, compiled paths, frames
         }
 

@@ -27,6 +27,13 @@ from server.storage.redis_keys import DEFAULT_PREFIX, Keys
 from server.storage.seam import NotOwner, StoreUnavailable
 
 
+def unreachable(exc: BaseException) -> bool:
+    """Whether `exc` says that the store could not be reached (this client's connection was
+    refused, reset or timed out, or Redis is still loading its data), rather than that it
+    answered with an error."""
+    return isinstance(exc, (StoreUnavailable, rexc.ConnectionError, rexc.TimeoutError, OSError))
+
+
 class FencedRedis:
     """One node's claims on rooms and its fenced writes (the base of `RedisStore`).
 

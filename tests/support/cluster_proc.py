@@ -6,6 +6,7 @@
         cl.nodes[0].base_url              # each node is a ServerProc on its own port
         cl.redis.cli("KEYS", "*")         # the Redis of the cluster
         cl.nodes[1].kill()                # SIGKILL a node
+        cl.pause_redis(); cl.resume_redis()  # SIGSTOP / SIGCONT the Redis server
         cl.status()                       # `sussurro cluster status --json`, parsed
 
 Every node listens on 127.0.0.1 with its public URL http://127.0.0.1:PORT,
@@ -16,6 +17,7 @@ processes are killed at teardown.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -32,19 +34,22 @@ class ClusterProc:
     """Redis plus `nodes` server processes joined to it."""
 
     def __init__(self, folder: str | os.PathLike[str], nodes: int = 3, ttl: float = 2.0,
-                 env: dict[str, str] | None = None, log_level: str = "info") -> None:
+                 env: dict[str, str] | None = None, log_level: str = "info",
+                 redis_urls: dict[int, str] | None = None) -> None:
         self.folder = Path(folder)
         self.log_level = log_level
         self.redis = RedisProc(self.folder / "redis")
         self.ttl = ttl
         self.env = env or {}
+        # Node i reaches Redis at redis_urls[i] if given (a proxy a test can cut).
+        self.redis_urls = redis_urls or {}
         self.nodes: list[ServerProc] = []
         for i in range(nodes):
             self.nodes.append(self._node(i))
 
     def _node(self, i: int) -> ServerProc:
         port = free_port()
-        env = {"SUSSURRO_REDIS": self.redis.url,
+        env = {"SUSSURRO_REDIS": self.redis_urls.get(i, self.redis.url),
                "SUSSURRO_PUBLIC_URL": f"http://127.0.0.1:{port}",
                "SUSSURRO_CLUSTER_TTL": str(self.ttl),
                "SUSSURRO_CLUSTER_RAMP": "0",
@@ -84,6 +89,13 @@ class ClusterProc:
     def resume(self, node: ServerProc) -> None:
         os.killpg(node.proc.pid, signal.SIGCONT)
 
+    def pause_redis(self) -> None:
+        """SIGSTOP Redis: its connections stay open, nothing is answered (time-outs)."""
+        os.kill(self.redis.proc.pid, signal.SIGSTOP)
+
+    def resume_redis(self) -> None:
+        os.kill(self.redis.proc.pid, signal.SIGCONT)
+
     def status(self) -> dict:
         """`sussurro cluster status --json` run as a command, parsed."""
         out = subprocess.run([_python(), "-m", "sussurro.cli", "cluster", "status", "--json",
@@ -117,6 +129,9 @@ class ClusterProc:
                 except ProcessLookupError:
                     pass
             node.kill()
+        if self.redis.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.redis.proc.pid, signal.SIGCONT)
         self.redis.stop()
 
     def __enter__(self) -> ClusterProc:
