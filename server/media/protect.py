@@ -26,6 +26,7 @@ a voice into a mix it is not routed to.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import struct
 from collections import deque
@@ -44,8 +45,14 @@ _RTPMAP = re.compile(r"a=rtpmap:(\d+) ([\w.-]+)/(\d+)(/\d+)?")
 _FMTP = re.compile(r"a=fmtp:(\d+) (.*)")
 
 
+RED_ENV = "SUSSURRO_RED"  # "0": never accept RED (plain Opus to every listener)
+
+
 def offered_red(offer: str) -> tuple[int, str] | None:
-    """(payload type, fmtp) of `red/48000/2` in the offer's audio, or None."""
+    """(payload type, fmtp) of `red/48000/2` in the offer's audio, or None (none offered, or
+    `SUSSURRO_RED=0`)."""
+    if os.environ.get(RED_ENV, "1").strip() == "0":
+        return None
     lines = offer.replace("\r\n", "\n").split("\n")
     for ln in lines:
         m = _RTPMAP.fullmatch(ln.strip())
