@@ -177,10 +177,10 @@ class JitterQueue:
         self._last_push = self._tick
 
     def note(self, since_pop: float, ts: float) -> None:
-        """A frame of media time `ts` (frames) came `since_pop` periods after the last pop
-        with no audio for here (too late for its tick, or the FEC of a lost one): its
-        delay counts, so a path that reorders or loses gets the cushion to use them."""
+        """Frame `ts` came `since_pop` after the last pop, too late (or a lost one's FEC): its
+        delay counts, and it is a hole as an underrun is (see `_chronic`)."""
         self._delays.note(self._tick + max(0.0, since_pop), float(ts))
+        self._holes.append(self._tick)
 
     # -------------------------------------------------------------------- pop
 
@@ -301,16 +301,15 @@ class JitterQueue:
         return math.ceil(high + self._phase - 1e-9) - self._phase + self._chronic()
 
     def _cap(self) -> int:
-        # Frames the queue may hold: `max_frames`, or what a timed stream's measured
-        # jitter needs and two frames more (a path that delays packets by 30 ms s.d. needs
-        # ~100 ms of playout: the queue must be able to hold it), up to DEEPEST.
+        # Frames the queue may hold: `max_frames`, or a timed stream's measured jitter
+        # and two frames more (30 ms s.d. of delay needs ~100 ms), up to DEEPEST.
         if self._delays.last_d is None:
             return self.max_frames
         low, high = self._delays.spread()
         return max(self.max_frames, min(DEEPEST, math.ceil(high - low) + 2))
 
     def _chronic(self) -> int:
-        # Two underruns within HOLE_MEMORY: one frame more of cushion.
+        # Two holes (underruns, late or lost frames) within HOLE_MEMORY: a frame more.
         return int(len(self._holes) == 2 and self._tick - self._holes[0] <= HOLE_MEMORY)
 
     # ---------------------------------------------------------- playout timing

@@ -313,3 +313,29 @@ def test_a_small_excess_is_cut_in_a_pause_not_in_a_syllable():
     runs = [int(f - r) for r in rises for f in falls[falls > r][:1]]
     # every syllable whole: a cut inside one would take 10-20 ms (480-960 samples) off it
     assert len(runs) >= 5 and min(runs) >= max(runs) - 240
+
+
+def test_frames_too_late_to_play_give_the_next_spurt_a_frame_more_of_cushion():
+    """Issue 36: a packet that came too late (its frame concealed) or the FEC that came too
+    late to rebuild a lost one (`note`) is a hole as an underrun is: two within 5 s and
+    the next talk spurt starts a frame later, so the next late packet or FEC is in time."""
+    x = tone(300, 3.0, -6.0)
+
+    def first_sound_after_pause(late_notes: int) -> int:
+        q = JitterQueue()
+        for k in range(60):
+            q.push(x[k * FRAME:(k + 1) * FRAME], since_pop=0.2, ts=k)
+            q.pop()
+        for i in range(late_notes):
+            q.note(0.5, 58 + i)  # frames 58, 59 came a tick and a half late
+        for _ in range(10):  # a pause: nothing sent
+            q.pop()
+        for t in range(12):
+            k = 70 + t
+            q.push(x[k * FRAME:(k + 1) * FRAME], since_pop=0.2, ts=k + 0.0)
+            if np.any(q.pop()):
+                return t
+        raise AssertionError("the spurt never played")
+
+    assert first_sound_after_pause(2) == first_sound_after_pause(0) + 1
+    assert first_sound_after_pause(1) == first_sound_after_pause(0)  # one is no pattern
