@@ -262,9 +262,7 @@ class JitterQueue:
         elif self._excess == 0:
             lows = self._lows
             lows.append((len(self._frames) * FRAME + self._partial.size) / FRAME)  # depth
-            if len(lows) == lows.maxlen:
-                # Without timing: more than `target` frames left after every pop
-                # (checked every pop, on every queue: the cheap test first).
+            if len(lows) == lows.maxlen:  # more than `target` frames left after every pop?
                 low = min(lows)
                 if low >= 1 and low >= self.target + 1:
                     self._excess = round((low - self._floor()) * FRAME)
