@@ -264,14 +264,12 @@ class JitterQueue:
             if excess >= TIMED_EXCESS:
                 self._excess = round((excess - 0.25) * FRAME)
         elif self._excess == 0:
-            self._lows.append(self.depth)
-            low = min(self._lows)
-            if len(self._lows) == self._lows.maxlen and low >= 1:
-                # Without timing: more than `target` frames left after every pop;
-                # with it, a whole frame more than the jitter needs.
-                floor = self._floor()
-                if low >= self.target + 1:
-                    self._excess = round((low - floor) * FRAME)
+            lows = self._lows
+            lows.append((len(self._frames) * FRAME + self._partial.size) / FRAME)  # depth
+            if len(lows) == lows.maxlen:  # more than `target` frames left after every pop?
+                low = min(lows)
+                if low >= 1 and low >= self.target + 1:
+                    self._excess = round((low - self._floor()) * FRAME)
         if self._excess > 0:
             patience = PATIENCE_SMALL if self._excess <= FRAME else PATIENCE
             cut = self._shed(min(FRAME, self._excess), silent_only=self._waited < patience,

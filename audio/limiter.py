@@ -60,25 +60,26 @@ def limit(window: np.ndarray, gain_db: np.ndarray, partner: np.ndarray | None = 
     Returns the limited frames (mixes x FRAME, float32) and the new state.
     """
     mixes = window.shape[0]
-    flat = np.abs(window)
+    # each 1 ms block's peak (a stereo pair's: the louder channel's); a mix's peak is
+    # the largest of its blocks'
+    peaks = np.maximum.reduceat(np.abs(window), _STARTS, axis=1)
     if partner is not None:
-        flat = np.maximum(flat, flat[partner])
-    need = (flat.max(axis=1) > CEILING) | (gain_db < 0.0)
+        peaks = np.maximum(peaks, peaks[partner])
+    need = (peaks.max(axis=1) > CEILING) | (gain_db < 0.0)
     if not need.any():
         return window[:, :FRAME], np.zeros(mixes)
     if need.all():
-        return _limit(window, flat, gain_db)
+        return _limit(window, peaks, gain_db)
     # Only the mixes that are loud (or still releasing) pay for the gain curve.
     out = np.array(window[:, :FRAME])
     state = np.zeros(mixes)
-    out[need], state[need] = _limit(window[need], flat[need], gain_db[need])
+    out[need], state[need] = _limit(window[need], peaks[need], gain_db[need])
     return out, state
 
 
-def _limit(window: np.ndarray, flat: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    peaks = np.maximum.reduceat(flat, _STARTS, axis=1)
-    with np.errstate(divide="ignore"):
-        target = np.minimum(0.0, 20.0 * np.log10(CEILING / np.maximum(peaks, 1e-12)))
+def _limit(window: np.ndarray, peaks: np.ndarray, gain_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # (peaks are floored at 1e-12: no division by zero, no np.errstate needed)
+    target = np.minimum(0.0, 20.0 * np.log10(CEILING / np.maximum(peaks, 1e-12)))
     # Upper bound on each block edge k: targets of blocks k-1 and k (edge 0: the
     # state carried in, which may exceed block 0's target after a regroup).
     bound = target.copy()

@@ -278,37 +278,36 @@ class RoomMixer:
         if plan.ramps:
             self._plan = None  # the next tick regroups without the ramps
         if self._limiting or ramps:
-            mplan, merged_of = plan, list(range(len(plan.members)))
-            state = np.zeros(len(plan.members))
-            np.minimum.at(state, plan.group_of, self._gain_db)
-            start = state[plan.row_group]
+            mplan, merged_of = plan, None
+            # each group's smallest state (every state is <= 0 dB)
+            start = np.minimum.reduceat(self._gain_db[plan.by_group], plan.group_starts)[plan.row_group]
         else:
             mplan, merged_of = merged(plan, sounding)
             start = np.zeros(len(mplan.row_group))
         if not sounding and not self._limiting:
             # Nothing sounds: every mix is silence, one array per channel count.
             rows = [self._silence[c] for c in mplan.channels]
-            return self._result(t0, plan, players, mouths, [rows[m] for m in merged_of], finished)
+            return self._result(t0, plan, players, mouths, _per_group(rows, merged_of), finished)
         mixed = mplan.gains @ window
         cross_fade(mixed, plan, ramps, window)
         out, row_state = limit(mixed, start, mplan.partner)
         if row_state.any():
-            state = np.zeros(len(mplan.members))
-            np.minimum.at(state, mplan.row_group, row_state)
-            self._gain_db = state[np.asarray(merged_of)[plan.group_of]]
+            # each group's smallest row state (a stereo pair's two rows; states are <= 0 dB)
+            state = np.minimum.reduceat(row_state, mplan.first_row)
+            self._gain_db = state[plan.group_of if merged_of is None
+                                  else np.asarray(merged_of)[plan.group_of]]
             self._limiting = True
         elif self._limiting:
             self._gain_db = np.zeros(n)
             self._limiting = False
-        out = np.ascontiguousarray(out, dtype=np.float32)
+        out = np.ascontiguousarray(out, dtype=np.float32)  # a new array: this tick's own
+        out.flags.writeable = False  # one array serves several listeners (so do its rows)
         if mplan.partner is None:
             rows = list(out)
         else:
-            rows = [out[r] if c == 1 else np.ascontiguousarray(out[r : r + 2].T)
+            rows = [out[r] if c == 1 else _read_only(np.ascontiguousarray(out[r : r + 2].T))
                     for r, c in zip(mplan.first_row, mplan.channels, strict=True)]
-        for row in rows:
-            row.flags.writeable = False  # one array serves several listeners
-        return self._result(t0, plan, players, mouths, [rows[m] for m in merged_of], finished)
+        return self._result(t0, plan, players, mouths, _per_group(rows, merged_of), finished)
 
     def _result(self, t0: float, plan: Plan, players: list[str], mouths: list[float],
                 group_rows: list[np.ndarray], finished: bool) -> TickResult:
@@ -349,3 +348,13 @@ class RoomMixer:
             "tick_us": self._tick_us,
             "queue_faults": self._sources.queue_faults,
         }
+
+
+def _per_group(rows: list[np.ndarray], merged_of: list[int] | None) -> list[np.ndarray]:
+    """Each plan group's mix from the mixed groups' `rows` (None: one row per group)."""
+    return rows if merged_of is None else [rows[m] for m in merged_of]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a

@@ -88,7 +88,9 @@ class MouthMeter:
             leaving, ring[pos] = ring[pos], level
             if level <= floor:
                 floors[i] = level
-            elif leaving <= floor:
+            elif leaving <= floor and floor not in ring:
+                # (the floor stays while another frame of the ring holds it: a ring still
+                # full of its first -100 dB is not rescanned each tick)
                 floors[i] = min(ring)
             opening = min((level - floor - MARGIN_DB) * (1.0 / RANGE_DB), 1.0)
             if opening > 0.0 and level >= GATE_DB:

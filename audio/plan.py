@@ -38,6 +38,10 @@ class Plan:
     row_group: np.ndarray  # (rows,) the group of each row
     partner: np.ndarray | None  # (rows,) the linked row of a stereo pair; None if all mono
     players: tuple[str, ...] = ()  # the speakers' columns, in order
+    # The members ordered by group (`by_group`) and where each group starts in that
+    # order (`group_starts`): a group's smallest limiter state is one `reduceat`.
+    by_group: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    group_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     # group -> its rows before a personal gain change (cross-faded from this tick)
     ramps: dict[int, np.ndarray] = field(default_factory=dict)
     # Merged plans by the speakers sounding this tick (see `merged`): groups whose
@@ -77,7 +81,10 @@ def group(members_of: list, rows_of: list[np.ndarray], keys: list[bytes]) -> Pla
                 partner[r], partner[r + 1] = r + 1, r
     gains = np.ascontiguousarray(np.vstack(group_rows), dtype=np.float32) if group_rows else \
         np.zeros((0, 0), dtype=np.float32)
-    return Plan(gains, group_of, members, first_row, channels, row_group, partner)
+    by_group = np.argsort(group_of, kind="stable")
+    group_starts = np.searchsorted(group_of[by_group], np.arange(len(group_rows)))
+    return Plan(gains, group_of, members, first_row, channels, row_group, partner,
+                by_group=by_group, group_starts=group_starts)
 
 
 def merged(plan: Plan, sounding: tuple[int, ...]) -> tuple[Plan, list[int]]:

@@ -105,7 +105,7 @@ class Sources:
                 # One speaker's queue must not cost every listener this tick's frame.
                 frame = self._queue_failed(pid)
             if frame is not SILENT_FRAME:
-                energy = float(np.dot(frame, frame))
+                energy = float(frame.dot(frame))  # (the method: no dispatch per speaker)
                 if energy == 0.0 and not frame.any():
                     frame = SILENT_FRAME  # pushed digital silence (a mic without DTX)
                 energies[i] = energy
