@@ -625,7 +625,10 @@ def run(paths: list[str], profiles: list[str], seed: int = 1, sentences: int = 3
                         page.context.close()
     finally:
         relay.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get("VOICE_QUALITY_KEEP"):  # the server's log, the speech: kept
+            print(f"kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
     result["seconds"] = round(time.monotonic() - t_start, 1)
     return result
 
