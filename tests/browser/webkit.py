@@ -148,11 +148,16 @@ class WebKit:
         self.find(selector, timeout)
 
     def click(self, selector: str) -> None:
-        """A real click on the first visible match; found again (at most twice) when the
-        page redrew it between the look and the click (a view's update redraws a region)."""
+        """A real click on the first visible match, scrolled to the middle of the screen
+        first as a person would (WebDriver clicks the centre of an element only partly in
+        view, which the lobby's sticky start button may cover); found again (at most
+        twice) when the page redrew it between the look and the click (a view's update
+        redraws a region)."""
         for attempt in range(3):
             try:
-                self.cmd("POST", f"/element/{self.find(selector)}/click")
+                eid = self.find(selector)
+                self.js("args[0].scrollIntoView({block: 'center'})", {ELEMENT: eid})
+                self.cmd("POST", f"/element/{eid}/click")
                 return
             except RuntimeError as err:
                 if "stale" not in str(err) or attempt == 2:
