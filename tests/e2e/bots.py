@@ -71,11 +71,13 @@ async def drive(bots: list[Bot], until: Callable[[dict], bool], skip: tuple[str,
 
 
 def server_glitches(base_url: str) -> int:
-    """Jitter-queue holes and overflows plus dropped packets, from the server's /metrics."""
+    """Jitter-queue holes and overflows, dropped packets, and mic frames concealed or
+    packets too late (a late packet is concealed now, not a hole), from /metrics."""
     text = httpx.get(base_url + "/metrics", timeout=5).text
     total = 0.0
     for name in ("sussurro_jitter_underruns_total", "sussurro_jitter_overflows_total",
-                 "sussurro_voice_track_drops"):
+                 "sussurro_voice_track_drops", "sussurro_mic_frames_concealed_total",
+                 "sussurro_mic_packets_late_total"):
         m = re.search(rf"^{name} ([0-9.e+-]+)$", text, re.M)
         total += float(m.group(1)) if m else 0.0
     return int(total)

@@ -48,10 +48,13 @@ class VoiceRoom:
         return peer
 
     def glitches(self) -> int:
-        """Transport glitches so far: jitter-queue holes and overflows, dropped packets."""
+        """Transport glitches so far: jitter-queue holes and overflows, dropped packets,
+        mic frames concealed and packets too late (server/media/recovery.py: a late packet
+        is concealed now, not a hole)."""
         st = self.voice.stats()
         mixer = self.voice.mixer.stats()
         return (st["underruns"] + st["overflows"] + st["track_drops"]
+                + st.get("mic_concealed", 0) + st.get("mic_late", 0)
                 + sum(mixer.get("trimmed", {}).values()))
 
     async def listen(self, seconds: float, settle: float = 0.6, timeout: float = 20.0,
