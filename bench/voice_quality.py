@@ -63,7 +63,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.browser_latency import PC_HOOK, STATS, page_skew  # noqa: E402
 from bench.opus_quality import pesq_wb, speech  # noqa: E402
-from tests.support.udp_relay import Impairment, Link, Relay, counts_delta  # noqa: E402
+from tests.support.udp_relay import (  # noqa: E402
+    ONE_CANDIDATE,
+    Impairment,
+    Link,
+    Relay,
+    counts_delta,
+)
 
 RATE = 48000
 SENTENCES = [
@@ -143,18 +149,7 @@ def make_speech(tmp: Path, count: int = 3) -> Speech:
 # Every candidate a page gives or takes becomes one loopback candidate at a relay port:
 # its own (what the other side is told) at `face`, the other side's at `send`.
 RELAY_HOOK = """(([send, face]) => {
-  const one = (sdp, port) => {
-    if (!sdp) return sdp;
-    let put = false;
-    return sdp.split("\\r\\n").flatMap((line) => {
-      if (line.startsWith("m=")) put = false;
-      if (!line.startsWith("a=candidate:")) return [line];
-      if (put) return [];
-      put = true;
-      return [`a=candidate:1 1 udp 2122260223 127.0.0.1 ${port} typ host generation 0`];
-    }).join("\\r\\n");
-  };
-  let P = RTCPeerConnection.prototype;   // the native one, under any subclass
+""" + ONE_CANDIDATE + """  let P = RTCPeerConnection.prototype;   // the native one, under any subclass
   while (!Object.getOwnPropertyDescriptor(P, "localDescription")) P = Object.getPrototypeOf(P);
   const local = Object.getOwnPropertyDescriptor(P, "localDescription");
   Object.defineProperty(P, "localDescription", { configurable: true, get() {

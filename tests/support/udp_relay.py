@@ -198,6 +198,21 @@ def use(page, link: Link) -> None:
 # Every candidate a page gives or takes becomes one loopback candidate at a relay port,
 # read from window.__relayPorts ([send, face]) when the description is read or applied.
 # Every RTCPeerConnection made is kept in window.__pcs (the newest last).
+# `one(sdp, port)`: every m-section's candidates become one loopback candidate at `port`
+# (the page hooks here and bench/voice_quality.py's RELAY_HOOK share it)
+ONE_CANDIDATE = """  const one = (sdp, port) => {
+    if (!sdp || !port) return sdp;
+    let put = false;
+    return sdp.split("\\r\\n").flatMap((line) => {
+      if (line.startsWith("m=")) put = false;
+      if (!line.startsWith("a=candidate:")) return [line];
+      if (put) return [];
+      put = true;
+      return [`a=candidate:1 1 udp 2122260223 127.0.0.1 ${port} typ host generation 0`];
+    }).join("\\r\\n");
+  };
+"""
+
 PAGE_HOOK = """(() => {
   window.__pcs = [];
   window.__pcLog = [];  // [ms, peer's index, event] for a failure's message
@@ -211,18 +226,7 @@ PAGE_HOOK = """(() => {
     return pc;
   };
   window.RTCPeerConnection.prototype = Native.prototype;
-  const one = (sdp, port) => {
-    if (!sdp || !port) return sdp;
-    let put = false;
-    return sdp.split("\\r\\n").flatMap((line) => {
-      if (line.startsWith("m=")) put = false;
-      if (!line.startsWith("a=candidate:")) return [line];
-      if (put) return [];
-      put = true;
-      return [`a=candidate:1 1 udp 2122260223 127.0.0.1 ${port} typ host generation 0`];
-    }).join("\\r\\n");
-  };
-  const P = Native.prototype;
+""" + ONE_CANDIDATE + """  const P = Native.prototype;
   const local = Object.getOwnPropertyDescriptor(P, "localDescription");
   Object.defineProperty(P, "localDescription", { configurable: true, get() {
     const d = local.get.call(this);
