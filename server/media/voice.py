@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from audio import CueBank, FrameClock, RoomMixer, Routing
+from audio.phase import PHASE_KEEP, GridPhase  # noqa: F401 - PHASE_KEEP: the e2e test reads it here
 from server.media.opus import OpusSettings
 from server.media.peerset import PeerSet
 from server.media.rtc import MicBatch, VoiceError, offers_stereo, validate_offer
@@ -59,8 +60,6 @@ PERIOD = 0.02
 FRAME_SAMPLES = 960  # one 20 ms frame at 48 kHz: RTP time units per frame
 MOUTH_EVERY = 3  # ticks between two on_mouths calls (~16.7 Hz)
 MAX_BURST = 5  # overdue ticks run back to back at most after a stall
-PHASE_STEP = 0.01  # ticks the grid may move earlier per tick (0.2 ms: 1 % faster for a while)
-PHASE_KEEP = 0.05  # ticks of slack left to the talkers' worst frames (1 ms, beyond their margin)
 
 
 class RoomVoice:
@@ -109,6 +108,7 @@ class RoomVoice:
         self._tick = 0
         self._mouth_acc: dict[str, float] = {}
         self._clock: FrameClock | None = None
+        self._phase = GridPhase()
         self._step_at: float | None = None  # time.monotonic() of the last tick
         self._figures = VoiceFigures()
 
@@ -342,16 +342,12 @@ class RoomVoice:
         fig.tick_us.append((time.perf_counter() - t0) * 1e6)
 
     def _align_phase(self) -> None:
-        # The talkers' frames wait for the next tick: up to a whole period, 10 ms
-        # on average. While every talker's worst frame would still be in time for
-        # an earlier tick, the grid moves earlier, a little per tick, until their
-        # slack is down to PHASE_KEEP: the tick then comes right after the frames
-        # of whoever talks (with several, after the latest of them). Listeners get
-        # their packets up to 1 % faster meanwhile, which their jitter buffer
-        # absorbs; the RTP times stay regular.
-        slack = self.mixer.playout_slack()
-        if slack is not None and slack > PHASE_KEEP and self._clock is not None:
-            move = min(PHASE_STEP, slack - PHASE_KEEP)
+        # The tick comes right after the talkers' frames (audio/phase.py): the grid moves
+        # earlier by their slack, within the phase's budget.
+        if self._clock is None:
+            return
+        move = self._phase.move(self.mixer.playout_slack())
+        if move:
             self._clock.shift(-move * PERIOD)
             self.mixer.regrid(move)
             self._figures.phase_moved += move
