@@ -99,7 +99,7 @@ def test_the_archive_holds_the_core_its_words_and_no_compiled_code(archive):
     names = zipfile.ZipFile(path).namelist()
     assert "game/__init__.py" in names and "sussurro_offline.py" in names
     for lang in LANGS:
-        assert f"game/words/{lang}.json" in names
+        assert f"game/langs/{lang}/pairs.json" in names
         assert f"game/lemma_data/{lang}.txt.z" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert not [n for n in names if ".dist-info/" in n or "__pycache__" in n]
