@@ -44,7 +44,7 @@ _EXTRA_DIRS: list[Path] = []
 _CODE = re.compile(r"[a-z]{2}")
 _SPEECH = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
 _ID = re.compile(r"[a-z][a-z_]*")
-_ENDING = re.compile(r"[^\W\d_]*")
+_ENDING = re.compile(r"[^\W\d_]*")  # letters only, and lower case (checked beside it)
 _TOP = {"code", "name", "speech", "order", "plural", "text", "family"}
 _TEXT = {"articles", "compound_lead", "fold_keep", "function_words"}
 _FAMILY = {
@@ -134,7 +134,7 @@ def _strings(where: Path, key: str, value: Any, *, shape: re.Pattern | None = No
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise _fail(where, f"{key} must be a list of strings")
     if shape is not None:
-        bad = [x for x in value if not shape.fullmatch(x)]
+        bad = [x for x in value if not shape.fullmatch(x) or x != x.lower()]
         if bad:
             raise _fail(where, f"{key}: not a lower-case ending: {bad}")
     return tuple(value)
@@ -186,7 +186,7 @@ def _diminutive(where: Path, raw: Any) -> Diminutive:
     variants = raw["base_variants"]
     if not isinstance(variants, dict) or not all(
             isinstance(v, str) and _ENDING.fullmatch(k) and _ENDING.fullmatch(v)
-            for k, v in variants.items()):
+            and (k + v) == (k + v).lower() for k, v in variants.items()):
         raise _fail(where, "family.diminutives: base_variants maps an ending to another")
     return Diminutive(
         after=_strings(where, "family.diminutives.after", raw["after"], shape=_ENDING),
@@ -206,7 +206,7 @@ def _family_rules(where: Path, raw: Any) -> FamilyRules:
         raise _fail(where, "family.lemmas must be a simplemma language code or null")
     inflections = raw["inflections"]
     if not isinstance(inflections, dict) or not all(
-            isinstance(k, str) and _ENDING.fullmatch(k) for k in inflections):
+            isinstance(k, str) and _ENDING.fullmatch(k) and k == k.lower() for k in inflections):
         raise _fail(where, "family.inflections must map endings to lists of endings")
     rows = tuple((k, _strings(where, f"family.inflections.{k}", v, shape=_ENDING))
                  for k, v in inflections.items())

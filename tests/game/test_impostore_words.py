@@ -18,8 +18,8 @@ from itertools import combinations
 
 import pytest
 
-from game.errors import GameError
 from game import languages
+from game.errors import GameError
 from game.impostor import wordbank
 from game.text import articles, check_clue, fold, guess_matches, hint_uses_word
 from game.words import pairs_file
