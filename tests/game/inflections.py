@@ -113,8 +113,11 @@ def _spanish(word: str) -> set[str]:
             out.add(unaccented + "es")
     else:
         out.add(unaccented + "es")
-    # Feminine and masculine (gato, gata; profesor, profesora; león, leona).
-    if last == "o":
+    # Feminine and masculine (gato, gata; profesor, profesora; león, leona). A written
+    # accent before the -o marks no gender pair: "ría" is no feminine of "río".
+    if any(c in "áéíóú" for c in word[:-1]) and last in "ao":
+        pass
+    elif last == "o":
         out |= {word[:-1] + "a", word[:-1] + "as"}
     elif last == "a":
         out |= {word[:-1] + "o", word[:-1] + "os"}
