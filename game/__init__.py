@@ -141,8 +141,8 @@ def catalog() -> dict[str, Any]:
         "presets": {k: v for part in parts.values() for k, v in part["presets"].items()},
         "engines": {name: {k: v for k, v in part.items() if k != "presets"}
                     for name, part in parts.items()},
-        "langs": list(words.LANGS),
-        "categories": {lang: words.category_names(lang) for lang in words.LANGS},
+        "langs": list(words.langs()),
+        "categories": {lang: words.category_names(lang) for lang in words.langs()},
         "players": {"min": MIN_PLAYERS, "max": MAX_PLAYERS},
     }
     # The undercover engine's powers and timers also at the top (the settings form reads them).

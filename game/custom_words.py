@@ -35,6 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import GameError
+from .family import fold_word
+from .languages import FALLBACK
 from .text import fold, hint_uses_word
 from .unicode_text import clean, has_letter_or_digit
 
@@ -93,17 +95,17 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _no_duplicates(words: list[tuple[int, str]]) -> None:
+def _no_duplicates(words: list[tuple[int, str]], lang: str) -> None:
     seen: dict[str, int] = {}
     for line, word in words:
-        key = fold(word)
+        key = fold_word(word, lang)
         if key in seen:
             raise _refuse("words_duplicate", f"line {line}: {word!r} is already on line {seen[key]}",
                           line=line, word=word, first=seen[key])
         seen[key] = line
 
 
-def parse_words(value: Any, lang: str = "it") -> list[dict[str, Any]] | None:
+def parse_words(value: Any, lang: str = FALLBACK) -> list[dict[str, Any]] | None:
     """A secret-word list: pasted text, or the stored list itself, checked again.
 
     `lang` is the room's language: a hint may not hold its word (`hint_uses_word`).
@@ -130,10 +132,10 @@ def parse_words(value: Any, lang: str = "it") -> list[dict[str, Any]] | None:
             raise _refuse("words_too_many_hints", f"line {line}: at most {MAX_HINTS} hints a word",
                           line=line, word=word, max=MAX_HINTS)
         hints: list[str] = []
-        keys = {fold(word)}
+        keys = {fold_word(word, lang)}
         for raw in raws:
             hint = _word(raw, line)
-            key = fold(hint)
+            key = fold_word(hint, lang)
             if key in keys:
                 raise _refuse("words_duplicate", f"line {line}: a hint repeats {hint!r}",
                               line=line, word=hint, first=line)
@@ -144,7 +146,7 @@ def parse_words(value: Any, lang: str = "it") -> list[dict[str, Any]] | None:
             hints.append(hint)
         entries.append({"word": word, "hints": hints})
         seen.append((line, word))
-    _no_duplicates(seen)
+    _no_duplicates(seen, lang)
     if len(entries) < MIN_WORDS:
         raise _refuse("words_too_few", f"at least {MIN_WORDS} words", min=MIN_WORDS)
     return entries

@@ -1,8 +1,9 @@
-"""Dictionary lemmas of it, fr and en, behind one function (`lemma`).
+"""Dictionary lemmas of the game's languages, behind one function (`lemma`).
 
 The lemmatizer is simplemma (pure Python). Its wheel holds dictionaries for
-54 languages; only the room's language is ever read, on first use, and kept
-for the life of the process.
+54 languages; a language names the one it uses in its language.json
+(`family.lemmas`, game.languages; none: no lemmas). Only the room's
+language is ever read, on first use, and kept for the life of the process.
 
 Where simplemma cannot load (the one-phone page: its dictionaries are lzma
 files, and Pyodide's npm package has no lzma, so scripts/offline_assets.py
@@ -21,10 +22,35 @@ import zlib
 from functools import cache, lru_cache
 from pathlib import Path
 
-LANGS = ("it", "fr", "en")
+from game import languages
+from game.errors import GameError
+
 # The re-packed dictionaries (only in the one-phone page's core archive).
 PACKED_DIR = Path(__file__).with_name("lemma_data")
 _APOSTROPHES = ("\u2019", "\u02bc")  # folded to ' as simplemma does (curly, modifier letter)
+
+
+def langs() -> tuple[str, ...]:
+    """The languages with a dictionary, in menu order."""
+    return tuple(lang.code for lang in languages.languages() if lang.family.lemmas)
+
+
+_every_lang = langs  # for `preload`, whose argument bears the name
+
+
+def __getattr__(name: str) -> object:
+    # `lemmas.LANGS`: the same as `langs()`, read when asked.
+    if name == "LANGS":
+        return langs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _source(lang: str) -> str | None:
+    """The simplemma code of a language's dictionary (None: none, or no such language)."""
+    try:
+        return languages.get(lang).family.lemmas
+    except GameError:
+        return None
 
 
 @cache
@@ -43,11 +69,11 @@ def _dictionaries():
             # The stream reader keeps a language's dictionary compressed in
             # memory (about 5 MB instead of 45 MB decoded); a lookup costs
             # about 0.1 ms, and `lemma` caches its answers.
-            self._inner = StreamDictionaryFactory(cache_max_size=len(LANGS))
+            self._inner = StreamDictionaryFactory(cache_max_size=len(languages.codes()))
             self.loaded: list[str] = []
 
         def get_dictionary(self, lang: str):
-            if lang not in LANGS:
+            if lang not in {x.family.lemmas for x in languages.languages()}:
                 raise ValueError(f"no lemmas for {lang!r}")
             if lang not in self.loaded:
                 self.loaded.append(lang)
@@ -65,11 +91,12 @@ def lemma(word: str, lang: str) -> str | None:
     "cheval", "knives" -> "knife"), or None when the dictionary of `lang` does
     not know the word. Accents matter: pass the word as typed ("étoiles").
     """
-    if not word or lang not in LANGS:
+    source = _source(lang) if word else None
+    if source is None:
         return None
     found = _dictionaries()
     if found is not None:
-        return found[1].get_lemma(word, lang)
+        return found[1].get_lemma(word, source)
     packed = _packed(lang, PACKED_DIR)
     return None if packed is None else lookup(packed, word)
 
@@ -84,9 +111,10 @@ def dictionary(lang: str) -> dict[str, str]:
     # The whole dictionary decoded at once (the stream reader would seek per key).
     from simplemma.strategies.dictionaries import DefaultDictionaryFactory
 
-    if lang not in LANGS:
+    source = _source(lang)
+    if source is None:
         raise ValueError(f"no lemmas for {lang!r}")
-    return dict(DefaultDictionaryFactory(cache_max_size=1).get_dictionary(lang).items())
+    return dict(DefaultDictionaryFactory(cache_max_size=1).get_dictionary(source).items())
 
 
 def pack_dictionary(mapping: dict[str, str]) -> bytes:
@@ -140,7 +168,7 @@ _PACKED_LOADED: list[str] = []
 
 
 def lookup(dictionary: dict[str, str], token: str) -> str | None:
-    """simplemma's dictionary lookup for it, fr and en (no per-language folding there):
+    """simplemma's dictionary lookup for languages it does not canonicalise (it, fr, en, es):
     the token, then with its first letter's case flipped, then its apostrophe forms."""
     if (found := dictionary.get(token)) is not None:
         return found
@@ -162,10 +190,11 @@ def lookup(dictionary: dict[str, str], token: str) -> str | None:
     return None
 
 
-def preload(langs: tuple[str, ...] = LANGS) -> None:
-    """Read the dictionaries now (about a second each): a server may call this at
-    start-up, in a worker thread, so that no room waits for it on its first clue."""
-    for lang in langs:
+def preload(langs: tuple[str, ...] | None = None) -> None:
+    """Read the dictionaries of `langs` (all by default) now (about a second each): a
+    server may call this at start-up, in a worker thread, so that no room waits for it
+    on its first clue."""
+    for lang in _every_lang() if langs is None else langs:
         lemma("a", lang)
 
 

@@ -40,35 +40,30 @@ from functools import lru_cache
 
 import emoji
 
-from game import lemmas
+from game import languages, lemmas
 from game.distance import typo_distance
 from game.errors import GameError
-from game.family import check_lang, is_function_word, is_own_word, same_family, stem
+from game.family import check_lang, is_function_word, is_own_word, keep, same_family, stem
 from game.unicode_text import clean, emoji_spans, fold, skeleton
 
 MAX_CLUE_WORDS = 4
 MAX_CLUE_CHARS = 60
 
-# Folded articles stripped from the start of a guess (RULES.md).
-ARTICLES: dict[str, tuple[str, ...]] = {
-    "it": ("il", "lo", "la", "l'", "i", "gli", "le", "un", "uno", "una", "un'"),
-    "fr": ("le", "la", "l'", "les", "un", "une", "des", "du"),
-    "en": ("the", "a", "an"),
-}
-
-# Shortest first element of a compound that hides the secret at its end:
-# English builds compounds from short words ("pancake", "airship"), Italian
-# and French rarely do, and "sciarpa" or "fragola" are not "arpa" or "gola".
-_COMPOUND_LEAD = {"it": 4, "fr": 4, "en": 3}
+# The language's data (game/langs/<lang>/language.json, "text"): its articles,
+# folded, stripped from the start of a guess (RULES.md); the shortest first
+# element of a compound that hides the secret at its end (English builds
+# compounds from short words, "pancake", "airship"; Italian and French rarely
+# do, and "sciarpa" or "fragola" are not "arpa" or "gola"); the letters that
+# are letters of their own and keep their marks when folded (Spanish "ñ").
 
 _WORD = re.compile(r"[\w'\-]+")
 _PARTS = re.compile(r"[\w]+")
 
 __all__ = [
-    "ARTICLES",
     "MAX_CLUE_CHARS",
     "MAX_CLUE_WORDS",
     "check_clue",
+    "articles",
     "clue_words",
     "fold",
     "guess_matches",
@@ -80,10 +75,15 @@ __all__ = [
 ]
 
 
-def _text_words(text: str, *, accents: bool = False) -> list[str]:
+def articles(lang: str) -> tuple[str, ...]:
+    """The language's articles, folded, as a guess may begin with them ("l'" elides)."""
+    return languages.get(lang).text.articles
+
+
+def _text_words(text: str, *, accents: bool = False, keep: str = "") -> list[str]:
     """Folded words of a text without emoji; outer apostrophes/dashes trimmed."""
     words = []
-    for token in _WORD.findall(fold(text, accents=accents)):
+    for token in _WORD.findall(fold(text, accents=accents, keep=keep)):
         token = token.strip("'-")
         # "perche'" (an accent typed as an apostrophe) is still one word.
         if any(c.isalnum() for c in token):
@@ -96,19 +96,21 @@ def _canonical_emoji(e: str) -> str:
     return e.replace("\ufe0f", "")
 
 
-def clue_words(text: str) -> list[str]:
+def clue_words(text: str, lang: str | None = None) -> list[str]:
     """The words of a clue as counted, in order: folded text words and emoji.
 
     Each emoji grapheme is one word (kept as the emoji, without variation
-    selector); text between emoji is folded and split into words.
+    selector); text between emoji is folded (as `lang` folds, when given)
+    and split into words.
     """
+    kept = keep(lang) if lang else ""
     words: list[str] = []
     pos = 0
     for match in emoji_spans(text):
-        words.extend(_text_words(text[pos : match["match_start"]]))
+        words.extend(_text_words(text[pos : match["match_start"]], keep=kept))
         words.append(_canonical_emoji(match["emoji"]))
         pos = match["match_end"]
-    words.extend(_text_words(text[pos:]))
+    words.extend(_text_words(text[pos:], keep=kept))
     return words
 
 
@@ -124,7 +126,7 @@ def _parts(word: str) -> list[str]:
     return _PARTS.findall(word)
 
 
-def _written(text: str) -> dict[str, str]:
+def _written(text: str, kept: str) -> dict[str, str]:
     """Folded word piece -> the same piece as written (lower case, accents kept).
 
     Built only where both readings split the text alike, which is always the
@@ -132,44 +134,47 @@ def _written(text: str) -> dict[str, str]:
     folded.
     """
     written: dict[str, str] = {}
-    folded, kept = _text_words(text), _text_words(text, accents=True)
-    if len(folded) != len(kept):
+    folded, accented = _text_words(text, keep=kept), _text_words(text, accents=True)
+    if len(folded) != len(accented):
         return written
-    for f, k in zip(folded, kept, strict=True):
+    for f, k in zip(folded, accented, strict=True):
         fp, kp = _parts(f), _parts(k)
-        if len(fp) == len(kp) and all(fold(b) == a for a, b in zip(fp, kp, strict=True)):
+        if len(fp) == len(kp) and all(
+            fold(b, keep=kept) == a for a, b in zip(fp, kp, strict=True)
+        ):
             written.update(zip(fp, kp, strict=True))
     return written
 
 
 @lru_cache(maxsize=4096)
-def _secret_words(secret: str) -> tuple[str, ...]:
-    return tuple(p for w in _text_words(secret) for p in _parts(w))
+def _secret_words(secret: str, lang: str) -> tuple[str, ...]:
+    return tuple(p for w in _text_words(secret, keep=keep(lang)) for p in _parts(w))
 
 
 @lru_cache(maxsize=4096)
 def _secret_terms(secret: str, lang: str) -> tuple[str, ...]:
     """Folded words of the secret to check on their own (content words only)."""
-    words = _secret_words(secret)
+    words = _secret_words(secret, lang)
     if len(words) <= 1:
         return words
     return tuple(w for w in words if not is_function_word(w, lang, folded=True)) or words
 
 
 @lru_cache(maxsize=4096)
-def _secret_written(secret: str) -> dict[str, str]:
-    return _written(secret)
+def _secret_written(secret: str, lang: str) -> dict[str, str]:
+    return _written(secret, keep(lang))
 
 
 @lru_cache(maxsize=4096)
 def _secret_looks(secret: str, lang: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """Each content word of the secret with the skeletons it shows as (see `_looks_like_secret`)."""
-    return tuple((term, _looks(term)) for term in _secret_terms(secret, lang))
+    kept = keep(lang)
+    return tuple((term, _looks(term, kept)) for term in _secret_terms(secret, lang))
 
 
-def _looks(word: str) -> frozenset[str]:
+def _looks(word: str, kept: str) -> frozenset[str]:
     # Lower case, upper case and capitalised: a capital I looks like a small l.
-    return frozenset(skeleton(v) for v in (word, word.upper(), word.capitalize()))
+    return frozenset(skeleton(v, kept) for v in (word, word.upper(), word.capitalize()))
 
 
 def _contains(word: str, term: str, lang: str) -> bool:
@@ -179,7 +184,7 @@ def _contains(word: str, term: str, lang: str) -> bool:
     A secret found after one or two letters is an accident of spelling, not
     the word: "rain" in "train", "chin" in "machine", "pera" in "opera".
     """
-    lead = _COMPOUND_LEAD.get(lang, 4)
+    lead = languages.get(lang).text.compound_lead
     for piece in _parts(word):
         at = piece.find(term)
         while at >= 0:
@@ -197,7 +202,7 @@ def _uses_secret(word: str, secret: str, lang: str, written: dict[str, str] | No
     """
     if emoji.is_emoji(word) or not any(c.isalnum() for c in word):
         return False
-    secret_words = _secret_words(secret)
+    secret_words = _secret_words(secret, lang)
     # "pescerosso" / "pesce-rosso" for "pesce rosso".
     if len(secret_words) > 1 and "".join(secret_words) in "".join(_parts(word)):
         return True
@@ -238,12 +243,13 @@ def _looks_like_secret(cleaned: str, secret: str, lang: str) -> str | None:
     capital I looks like a small l. Lengths follow the secret as written, so
     the short-secret rule is the same as for plain text.
     """
-    secret_words = _secret_words(secret)
+    secret_words = _secret_words(secret, lang)
     several = len(secret_words) > 1
     terms = _secret_looks(secret, lang)
-    phrase = _looks("".join(secret_words)) if several else frozenset()
+    kept = keep(lang)
+    phrase = _looks("".join(secret_words), kept) if several else frozenset()
     for chunk in cleaned.split():
-        pieces = _PARTS.findall(skeleton(chunk))
+        pieces = _PARTS.findall(skeleton(chunk, kept))
         joined = "".join(pieces)
         if any(p in joined for p in phrase):
             return chunk
@@ -261,7 +267,7 @@ def _same_family(word: str, secret: str, lang: str, written: dict[str, str]) -> 
     """A piece of the clue word is of the family of a content word of the secret."""
     if emoji.is_emoji(word):
         return False
-    secret_written = _secret_written(secret)
+    secret_written = _secret_written(secret, lang)
     for term in _secret_terms(secret, lang):
         for part in _parts(word):
             if same_family(
@@ -275,9 +281,9 @@ def _same_family(word: str, secret: str, lang: str, written: dict[str, str]) -> 
     return False
 
 
-def _phrase_in_clue(clue: list[str], secret: str) -> bool:
+def _phrase_in_clue(clue: list[str], secret: str, lang: str) -> bool:
     """A multi-word secret said as a phrase ("pesce rosso" inside "un pesce rosso")."""
-    secret_words = _secret_words(secret)
+    secret_words = _secret_words(secret, lang)
     if len(secret_words) < 2:
         return False
     clue_parts = tuple(p for w in clue for p in _parts(w))
@@ -305,9 +311,9 @@ def _repeatable(words: list[str], lang: str) -> set[str]:
 
 def _check_secret(cleaned: str, words: list[str], secret: str, lang: str) -> None:
     """Refuse a clue that says, looks like or inflects the secret."""
-    if _phrase_in_clue(words, secret):
+    if _phrase_in_clue(words, secret, lang):
         raise GameError("clue_uses_secret_word", "the clue says the secret word", word=secret)
-    written = _written(cleaned)
+    written = _written(cleaned, keep(lang))
     for word in words:
         if _uses_secret(word, secret, lang, written):
             raise GameError("clue_uses_secret_word", "the clue says the secret word", word=word)
@@ -335,11 +341,11 @@ def hint_uses_word(hint: str, word: str, lang: str) -> bool:
     stemmer or dictionary: those cost about 0.1 ms a word, and a list of a
     thousand hints is checked on the room's loop (bench/custom_words_bench.py).
     """
-    words = clue_words(clean(hint))
-    if _phrase_in_clue(words, word):
+    words = clue_words(clean(hint), lang)
+    if _phrase_in_clue(words, word, lang):
         return True
     parts = [p for w in words if not emoji.is_emoji(w) for p in _parts(w)]
-    secret_words = _secret_words(word)
+    secret_words = _secret_words(word, lang)
     if len(secret_words) > 1 and "".join(secret_words) in "".join(parts):
         return True
     for term in _secret_terms(word, lang):
@@ -363,10 +369,11 @@ def repeat_candidates(previous: str, secret: str | None, lang: str) -> list[str]
     Function words do not count, nor his own word and its family.
     """
     before = clean(previous)
-    written = _written(before)
-    allowed = _repeatable(clue_words(before), lang)
+    written = _written(before, keep(lang))
+    said = clue_words(before, lang)
+    allowed = _repeatable(said, lang)
     out = []
-    for word in clue_words(before):
+    for word in said:
         for w in (word, *_parts(word)):
             if w in allowed and w not in out and not _forbidden(w, secret, lang, written):
                 out.append(w)
@@ -433,7 +440,7 @@ def _refusal(
 def _check_cleaned(
     cleaned: str, secret: str | None, lang: str, emoji_only: bool, previous: str | None
 ) -> None:
-    words = clue_words(cleaned)
+    words = clue_words(cleaned, lang)
     if not words:
         raise GameError("clue_empty", "the clue is empty")
     if len(cleaned) > MAX_CLUE_CHARS:
@@ -453,9 +460,9 @@ def _check_cleaned(
         _check_repeat(words, previous, secret, lang)
 
 
-def warm_up(langs: tuple[str, ...] = lemmas.LANGS) -> None:
+def warm_up(langs: tuple[str, ...] | None = None) -> None:
     """Load what the checks read once per process: the confusables table and the
-    lemma dictionaries of `langs` (about a second in all). Without it the first
+    lemma dictionaries of `langs` (all by default; about a second each). Without it the first
     clue of each language pays that time; a server calls this at start-up, in a
     worker thread, so that no room's loop (and voice) waits on it.
     """
@@ -465,7 +472,7 @@ def warm_up(langs: tuple[str, ...] = lemmas.LANGS) -> None:
 
 def _strip_article(folded: str, lang: str) -> str:
     """Drop one leading article ("il gatto", "l'eau", "un'ape")."""
-    for article in sorted(ARTICLES.get(lang, ()), key=len, reverse=True):
+    for article in sorted(articles(lang), key=len, reverse=True):
         if article.endswith("'"):
             if folded.startswith(article) and len(folded) > len(article):
                 return folded[len(article) :].strip()
@@ -477,7 +484,7 @@ def _strip_article(folded: str, lang: str) -> str:
 
 
 def _guess_form(text: str, lang: str) -> str:
-    return _strip_article(" ".join(_text_words(text)), lang)
+    return _strip_article(" ".join(_text_words(text, keep=keep(lang))), lang)
 
 
 def max_typos(word: str) -> int:

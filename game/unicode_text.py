@@ -212,7 +212,7 @@ _DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−"})
 
 
 @lru_cache(maxsize=16384)
-def fold(text: str, *, accents: bool = False) -> str:
+def fold(text: str, *, accents: bool = False, keep: str = "") -> str:
     """Fold text for comparison: lower case, accents removed, spacing tidied.
 
     Invisible characters are removed (a word with a joiner inside stays one
@@ -220,11 +220,18 @@ def fold(text: str, *, accents: bool = False) -> str:
     (`fold_letter`); apostrophe and dash variants become ASCII ' and -; other
     punctuation and symbols become a space; whitespace is collapsed. With
     `accents`, accents and ligatures are kept ("étoiles", "œufs"): the form
-    a dictionary looks up.
+    a dictionary looks up. `keep` lists lower-case letters that are letters
+    of their own in the room's language and keep their marks ("ñ": "año" is
+    not "ano"; a language's `text.fold_keep`).
     """
     text = _clean_plain(text.translate(_APOSTROPHES).translate(_DASHES)).casefold()
     if accents:
         text = unicodedata.normalize("NFC", text)
+    elif keep:
+        text = "".join(
+            c if c in keep else _strip_marks(unicodedata.normalize("NFKD", c))
+            for c in unicodedata.normalize("NFC", text)
+        ).translate(_PLAIN)
     else:
         text = _strip_marks(unicodedata.normalize("NFKD", text)).translate(_PLAIN)
     return " ".join("".join(_fold_char(c) for c in text).split())
@@ -240,16 +247,33 @@ def _fold_char(c: str) -> str:
 
 
 @lru_cache(maxsize=16384)
-def skeleton(text: str) -> str:
+def skeleton(text: str, keep: str = "") -> str:
     """What a text looks like: texts with the same skeleton are confusable.
 
     UTS #39 skeleton over the cleaned text (NFKC applied to emoji too, so
     "Ⓜ" reads as "M"), then accents and case removed: "Ａｄａ", "Аda"
     (Cyrillic А), "Ada" + a Hangul filler and "ADA" all give "ada"; "0"
     reads as "o", "1" and "I" as "l", "rn" and "m" alike. Case is folded
-    after the table, so a capital "I" reads as "l", not as "i".
+    after the table, so a capital "I" reads as "l", not as "i". `keep` lists
+    lower-case letters of the room's language that are letters of their own,
+    not accented ones ("ñ": "año" does not look like "ano"; see `fold`).
     """
     text = _clean_plain(text)
+    if keep:
+        # Each kept letter (either case) stays itself between skeletons of the rest.
+        pieces = [""]
+        for c in unicodedata.normalize("NFC", text):
+            if c.casefold() in keep:
+                pieces += [c.casefold(), ""]
+            else:
+                pieces[-1] += c
+        text = "".join(p if i % 2 else _skeleton_piece(p) for i, p in enumerate(pieces))
+    else:
+        text = _skeleton_piece(text)
+    return " ".join(text.split())
+
+
+def _skeleton_piece(text: str) -> str:
     for _ in range(2):  # the prototype of a capital may fold to another source
         text = unicodedata.normalize("NFKC", _look(text))
-    return " ".join(text.split())
+    return text

@@ -1,4 +1,4 @@
-"""Word pairs of the undercover games, read from `game/words/<lang>.json`.
+"""Word pairs of the undercover games, read from `game/langs/<lang>/pairs.json`.
 
 Each file has one format:
 
@@ -7,7 +7,9 @@ Each file has one format:
      "pairs": [["gatto", "tigre", "animals"], ...]}  # two close words and a category id
 
 The files are validated when first loaded and cached: a malformed file is a
-bug of the project and raises ValueError.
+bug of the project and raises ValueError. The languages are those of
+`game.languages` that have a pairs.json (`langs()`); one without it does not
+offer these games.
 """
 
 from __future__ import annotations
@@ -19,11 +21,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from game import languages
 from game.errors import GameError
 
-LANGS = ("it", "fr", "en")
-
-WORDS_DIR = Path(__file__).with_name("words")
+PART = "pairs"  # the data file: game/langs/<lang>/pairs.json
 
 # A word is lowercase letters (accented ones included), possibly several
 # words joined by a space, apostrophe or hyphen.
@@ -47,14 +48,30 @@ class _WordData:
     pairs: tuple[WordPair, ...]
 
 
+def langs() -> tuple[str, ...]:
+    """The languages with word pairs, in menu order."""
+    return languages.codes(PART)
+
+
+def __getattr__(name: str) -> object:
+    # `words.LANGS`: the same as `langs()`, read when asked (a language added later counts).
+    if name == "LANGS":
+        return langs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def pairs_file(lang: str) -> Path:
+    """The pairs.json of a language; GameError("bad_options") when it has none."""
+    return languages.data_file(lang, PART)
+
+
 def _check_lang(lang: str) -> None:
-    if lang not in LANGS:
-        raise GameError("bad_options", f"unknown language {lang!r}", lang=lang)
+    pairs_file(lang)
 
 
-def _validate(lang: str, raw: object) -> _WordData:
+def _validate(lang: str, raw: object, where: object = None) -> _WordData:
     """Check a parsed word file and build its data; ValueError on any defect."""
-    where = f"game/words/{lang}.json"
+    where = where or f"game/langs/{lang}/pairs.json"
     if not isinstance(raw, dict) or set(raw) != {"lang", "categories", "pairs"}:
         raise ValueError(f"{where}: expected keys lang, categories, pairs")
     if raw["lang"] != lang:
@@ -92,11 +109,14 @@ def _validate(lang: str, raw: object) -> _WordData:
     return _WordData(dict(cats), tuple(pairs))
 
 
-@cache
 def _load(lang: str) -> _WordData:
-    _check_lang(lang)
-    with open(WORDS_DIR / f"{lang}.json", encoding="utf-8") as f:
-        return _validate(lang, json.load(f))
+    return _read(lang, pairs_file(lang))
+
+
+@cache
+def _read(lang: str, path: Path) -> _WordData:
+    with open(path, encoding="utf-8") as f:
+        return _validate(lang, json.load(f), path)
 
 
 def load_pairs(lang: str) -> list[WordPair]:
@@ -115,11 +135,11 @@ def category_names(lang: str) -> dict[str, str]:
 
 
 def _impostore_words(lang: str) -> list[str]:
-    """Words of the Impostore word file (game/words/impostore/<lang>.json), if there is one.
+    """Words of the Impostore word file (game/langs/<lang>/impostore.json), if there is one.
 
     Read here only to list every secret word; its owner validates the file.
     """
-    path = WORDS_DIR / "impostore" / f"{lang}.json"
+    path = languages.get(lang).file("impostore")
     if not path.exists():
         return []
     with open(path, encoding="utf-8") as f:

@@ -10,7 +10,7 @@ Writes `offline-build/` (ignored by git; the server serves it under /offline/):
   package `pyodide` (registry.npmjs.org). The tarball is fetched with Python
   alone (no node), its sha512 checked against the registry's `dist.integrity`
   and against the value pinned below; a mismatch stops the build.
-- `core.zip`: the `game` package with its word data and the pure-Python
+- `core.zip`: the `game` package with its languages' data and the pure-Python
   distributions it imports (found from the imports of game/ and checked
   against pyproject.toml's dependencies), unpacked by the page into
   Pyodide's site-packages. A dependency with compiled parts keeps only its
@@ -233,7 +233,8 @@ def compiled_parts(dist: metadata.Distribution) -> list[str]:
 
 
 def game_files() -> list[tuple[str, Path]]:
-    """The game package: its Python files and its word data (what setuptools packages)."""
+    """The game package: its Python files and its languages' data (game/langs/<code>/*.json;
+    ui/ comes along, unread by Python)."""
     base = ROOT / "game"
     out = []
     for path in sorted(base.rglob("*")):
@@ -273,13 +274,16 @@ def lemma_files(langs: tuple[str, ...]) -> list[tuple[str, Path]]:
 def pack_core(dest: Path) -> dict:
     """Write `core.zip` (stable bytes: sorted names, fixed dates); return its contents."""
     sys.path.insert(0, str(ROOT))
-    from game.words import LANGS
+    from game import languages, lemmas
 
-    entries = game_files() + bridge_files() + lemma_files(tuple(LANGS))
+    # Every language of game/langs/ (game_files packs their data: language.json, pairs.json,
+    # impostore.json), each with its dictionary when it names one.
+    sources = tuple(x.family.lemmas for x in languages.languages() if x.family.lemmas)
+    entries = game_files() + bridge_files() + lemma_files(lemmas.langs())
     dists = core_distributions()
     report = {"distributions": {}, "compiled_left_out": {}}
     for dist in dists:
-        files = dist_files(dist, tuple(LANGS))
+        files = dist_files(dist, sources)
         entries += files
         report["distributions"][dist.metadata["Name"]] = dist.version
         compiled = compiled_parts(dist)

@@ -108,7 +108,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     get_preset(preset)
     out = merged(options, default_options(preset))
 
-    check_choice(out, "lang", wordbank.LANGS)
+    check_choice(out, "lang", wordbank.langs())
     out["categories"] = check_categories(out["categories"], wordbank.categories(out["lang"]))
     out["custom_words"] = custom_words.parse_words(out["custom_words"], out["lang"])
 
@@ -191,7 +191,7 @@ def catalog() -> dict[str, Any]:
         "max_rounds": MAX_ROUNDS,
         "word_requests": MAX_WORD_REQUESTS,
         "max_impostors": {str(n): max_impostors(n, []) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)},
-        "categories": {lang: wordbank.category_names(lang) for lang in wordbank.LANGS},
+        "categories": {lang: wordbank.category_names(lang) for lang in wordbank.langs()},
         "custom_words": {"max_bytes": custom_words.MAX_BYTES,
                          "max_entries": custom_words.MAX_ENTRIES,
                          "min_words": custom_words.MIN_WORDS},

@@ -1,4 +1,4 @@
-"""Impostore's secret words, read from `game/words/impostore/<lang>.json`.
+"""Impostore's secret words, read from `game/langs/<lang>/impostore.json`.
 
 One format per language:
 
@@ -8,8 +8,10 @@ One format per language:
 
 Each word has hint words (related, never giving it away) an impostor may be
 shown. A file is checked when first read and cached; a malformed file is a
-bug of the project and raises ValueError. `FOLDER` is where the files are
-(tests point it at a small fixture of the same format).
+bug of the project and raises ValueError. The languages are those of
+`game.languages` with an impostore.json (`langs()`). `FOLDER`, when a test
+sets it, is a folder of `<lang>.json` files read instead (a small fixture of
+the same format).
 """
 
 from __future__ import annotations
@@ -20,18 +22,39 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .. import languages
 from ..errors import GameError
 
-LANGS = ("it", "fr", "en")
-FOLDER = Path(__file__).resolve().parent.parent / "words" / "impostore"
+PART = "impostore"  # the data file: game/langs/<lang>/impostore.json
+FOLDER: Path | None = None
 CUSTOM = "custom"  # the category of a room's own word list
 
 
-@cache
-def _load(folder: str, lang: str) -> dict[str, Any]:
-    if lang not in LANGS:
+def langs() -> tuple[str, ...]:
+    """The languages with Impostore words, in menu order."""
+    if FOLDER is not None:
+        return tuple(c for c in languages.codes() if (Path(FOLDER) / f"{c}.json").is_file())
+    return languages.codes(PART)
+
+
+def __getattr__(name: str) -> object:
+    # `wordbank.LANGS`: the same as `langs()`, read when asked.
+    if name == "LANGS":
+        return langs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _path(lang: str) -> Path:
+    if FOLDER is None:
+        return languages.data_file(lang, PART)
+    path = Path(FOLDER) / f"{lang}.json"
+    if lang not in languages.codes() or not path.is_file():
         raise GameError("bad_options", f"unknown language {lang!r}", field="lang")
-    where = f"{folder}/{lang}.json"
+    return path
+
+
+@cache
+def _load(where: Path, lang: str) -> dict[str, Any]:
     with open(where, encoding="utf-8") as f:
         raw = json.load(f)
     if not isinstance(raw, dict) or raw.get("lang") != lang:
@@ -56,7 +79,7 @@ def _load(folder: str, lang: str) -> dict[str, Any]:
 
 
 def _data(lang: str) -> dict[str, Any]:
-    return _load(str(FOLDER), lang)
+    return _load(_path(lang), lang)
 
 
 def categories(lang: str) -> list[str]:

@@ -174,7 +174,7 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
 
     from .. import words  # the word data is another module's job; imported lazily
 
-    check_choice(out, "lang", words.LANGS)
+    check_choice(out, "lang", words.langs())
     out["categories"] = check_categories(out["categories"], sorted(words.categories(out["lang"])))
     out["custom_words"] = custom_words.parse_pairs(out["custom_words"])
     count = _count_002 if p.count_002 else _count

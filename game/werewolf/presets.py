@@ -92,9 +92,9 @@ def validate_options(preset: str, options: dict[str, Any] | None, n_players: int
     _check_preset(preset)
     out = merged(options, default_options(preset))
 
-    from .. import words  # the languages are the word data's; imported lazily
+    from .. import languages  # every language: Lupi's words are the web's narration
 
-    check_choice(out, "lang", words.LANGS)
+    check_choice(out, "lang", languages.codes())
     lupi = out["lupi"]
     if lupi != "auto" and (
         isinstance(lupi, bool) or not isinstance(lupi, int) or not 1 <= lupi <= MAX_WOLVES

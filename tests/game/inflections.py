@@ -85,7 +85,59 @@ def _english(word: str) -> set[str]:
     return out
 
 
-GENERATORS = {"it": _italian, "fr": _french, "en": _english}
+_ES_VOWELS = "aeiouáéíóúü"
+_ES_PLAIN = str.maketrans("áéíóú", "aeiou")
+
+
+def _es_last_syllable_stressed(word: str) -> bool:
+    """A written accent on the last vowel group, or one vowel group only (mes, país)."""
+    groups = re.findall(f"[{_ES_VOWELS}]+", word)
+    return len(groups) <= 1 or any(c in "áéíóú" for c in groups[-1])
+
+
+def _spanish(word: str) -> set[str]:
+    """gato: gatos gata gatas gatito ...; flor: flores florcita; luz: luces; camión:
+    camiones camioncito; barco: barquito; mes: meses; lunes: (none)."""
+    out: set[str] = set()
+    last = word[-1]
+    # An accent on a last syllable ending in a consonant goes in the plural (camión, inglés).
+    unaccented = word[:-2] + word[-2:].translate(_ES_PLAIN) if last not in _ES_VOWELS else word
+    if last in "aeoáéó":
+        out.add(word + "s")
+    elif last in "iuíú":
+        out |= {word + "s", word + "es"}
+    elif last == "z":
+        out.add(word[:-1] + "ces")
+    elif last in "sx":
+        if _es_last_syllable_stressed(word):
+            out.add(unaccented + "es")
+    else:
+        out.add(unaccented + "es")
+    # Feminine and masculine (gato, gata; profesor, profesora; león, leona). A written
+    # accent before the -o marks no gender pair: "ría" is no feminine of "río".
+    if any(c in "áéíóú" for c in word[:-1]) and last in "ao":
+        pass
+    elif last == "o":
+        out |= {word[:-1] + "a", word[:-1] + "as"}
+    elif last == "a":
+        out |= {word[:-1] + "o", word[:-1] + "os"}
+    elif word.endswith(("or", "ón")):
+        out |= {unaccented + "a", unaccented + "as"}
+    # Diminutives: -ito after a or o (c -> qu, g -> gu, z -> c), -cito after e, n, r.
+    if last in "ao" and len(word) > 2 and word[-2] not in _ES_VOWELS:
+        base = word[:-1]
+        base = {"c": base[:-1] + "qu", "g": base[:-1] + "gu", "z": base[:-1] + "c"}.get(
+            base[-1], base)
+        out |= {base + end for end in ("ito", "ita", "itos", "itas")}
+    elif last in "enr":
+        out |= {unaccented + end for end in ("cito", "cita", "citos", "citas")}
+    elif last == "l":
+        out |= {unaccented + end for end in ("ito", "ita")}
+    out.discard(word)
+    return out
+
+
+GENERATORS = {"it": _italian, "fr": _french, "en": _english, "es": _spanish}
 
 
 def regular_inflections(

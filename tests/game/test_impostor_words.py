@@ -18,7 +18,7 @@ FIXTURE = Path(__file__).with_name("fixtures") / "impostore"
 
 @pytest.fixture
 def fixture_words(monkeypatch):
-    """Point the loader at the fixture (the same format as game/words/impostore/)."""
+    """Point the loader at the fixture (the same format as game/langs/<lang>/impostore.json)."""
     monkeypatch.setattr(wordbank, "FOLDER", FIXTURE)
     yield
     wordbank._load.cache_clear()
@@ -56,7 +56,7 @@ def test_a_malformed_word_file_is_a_bug(tmp_path, monkeypatch):
 
 
 def test_the_real_word_files_load_in_every_language():
-    """The word data (game/words/impostore/) has categories with words and hints."""
+    """The word data (game/langs/*/impostore.json) has categories with words and hints."""
     for lang in wordbank.LANGS:
         cats = wordbank.categories(lang)
         assert len(cats) >= 14 and "films" in cats

@@ -1,4 +1,4 @@
-"""Impostore's word data: game/words/impostore/<lang>.json (issue 9, "## Words"; rules/002 §1).
+"""Impostore's word data: game/langs/<lang>/impostore.json (issue 9, "## Words"; rules/002 §1).
 
 The files are read directly, not through the engine, so the data is checked
 on its own: the same categories in it, fr and en (the 14 of the undercover
@@ -18,12 +18,13 @@ from itertools import combinations
 
 import pytest
 
+from game import languages
 from game.errors import GameError
-from game.text import ARTICLES, check_clue, fold, guess_matches, hint_uses_word
-from game.words import WORDS_DIR
+from game.impostor import wordbank
+from game.text import articles, check_clue, fold, guess_matches, hint_uses_word
+from game.words import pairs_file
 
-LANGS = ("it", "fr", "en")
-IMPOSTORE_DIR = WORDS_DIR / "impostore"
+LANGS = wordbank.langs()  # the languages with an impostore.json
 
 MIN_CATEGORIES = 16
 MIN_WORDS_PER_CATEGORY = 40
@@ -41,18 +42,18 @@ _PIECES = re.compile(r"[a-z]+")
 
 @cache
 def _load(lang: str) -> dict:
-    return json.loads((IMPOSTORE_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    return json.loads(languages.get(lang).file("impostore").read_text(encoding="utf-8"))
 
 
 def _undercover_categories(lang: str) -> dict[str, str]:
-    raw = json.loads((WORDS_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    raw = json.loads(pairs_file(lang).read_text(encoding="utf-8"))
     return raw["categories"]
 
 
 def _key(word: str, lang: str) -> str:
     """A word as a guess sees it: folded, one leading article dropped ("Lo squalo" = "squalo")."""
     folded = fold(word)
-    for article in sorted(ARTICLES[lang], key=len, reverse=True):
+    for article in sorted(articles(lang), key=len, reverse=True):
         if article.endswith("'") and folded.startswith(article):
             return folded[len(article) :].strip()
         if folded.startswith(article + " "):

@@ -16,15 +16,19 @@ SAMPLES = {
     "it": ["gatti", "l'amico", "l’amico", "dell'acqua", "Gatti", "andarono", "zzzz"],
     "fr": ["chevaux", "l'homme", "l’homme", "aujourd'hui", "aujourd’hui", "Étoiles", "yeux"],
     "en": ["knives", "don't", "don’t", "children's", "Mice", "went", "qqqq"],
+    "es": ["niños", "Años", "panaderos", "luces", "fui", "Casas", "qqqq"],
 }
 
 
-def _word_data(lang: str) -> list[str]:
-    out = list(words.secret_words(lang))
-    for cat in wordbank.categories(lang):
-        for w in wordbank.words_of(lang, cat):
-            out += [w["word"], *w["hints"]]
-    return list(dict.fromkeys(out))
+def _word_data(lang: str, full: dict[str, str]) -> list[str]:
+    """The language's word data; a language that has none yet (its pairs and Impostore
+    words not written) is checked on every 500th form of its dictionary instead."""
+    out = list(words.secret_words(lang)) if lang in words.langs() else []
+    if lang in wordbank.langs():
+        for cat in wordbank.categories(lang):
+            for w in wordbank.words_of(lang, cat):
+                out += [w["word"], *w["hints"]]
+    return list(dict.fromkeys(out or sorted(full)[::500]))
 
 
 @pytest.fixture(scope="module", params=lemmas.LANGS)
@@ -37,17 +41,22 @@ def packed(request, tmp_path_factory):
     return lang, full, data, folder
 
 
+# Packed size per language: simplemma's Spanish dictionary is the biggest
+# (824,000 forms, 737 KB packed; it, fr and en under 320 KB each).
+PACKED_BUDGET = {"es": 800_000}
+
+
 def test_the_whole_dictionary_survives_the_packing_and_stays_small(packed):
     lang, full, data, _ = packed
     assert lemmas.unpack_dictionary(data) == full
-    assert len(full) > 100_000 and len(data) < 400_000, (lang, len(data))
+    assert len(full) > 100_000 and len(data) < PACKED_BUDGET.get(lang, 400_000), (lang, len(data))
 
 
 def test_every_word_of_the_word_data_gets_simplemmas_lemma(packed):
-    lang, _, _, folder = packed
+    lang, full, _, folder = packed
     table = lemmas._packed(lang, folder)
     checked = 0
-    for word in _word_data(lang):
+    for word in _word_data(lang, full):
         for form in {word, word.lower(), word.upper(), word.capitalize(), *SAMPLES[lang]}:
             assert lemmas.lookup(table, form) == lemmas.lemma(form, lang), (lang, form)
             checked += 1

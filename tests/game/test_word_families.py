@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from game import words
+from game import languages, words
 from game.errors import GameError
 from game.family import is_function_word
 from game.text import check_clue, fold
@@ -162,7 +162,7 @@ def test_secret_words_lists_every_word_the_core_can_deal_once():
         listed = words.secret_words(lang)
         assert len(listed) == len(set(listed))
         assert {w for p in words.load_pairs(lang) for w in (p.a, p.b)} <= set(listed)
-        impostore = words.WORDS_DIR / "impostore" / f"{lang}.json"
+        impostore = languages.get(lang).file("impostore")
         if impostore.exists():
             data = json.loads(impostore.read_text(encoding="utf-8"))
             assert {row["word"] for row in data["words"]} <= set(listed)

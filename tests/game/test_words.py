@@ -1,4 +1,4 @@
-"""Word data of the undercover games (game/words/*.json) and the pair draw."""
+"""Word data of the undercover games (game/langs/*/pairs.json) and the pair draw."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ from game.errors import GameError
 from game.text import check_clue, fold
 from game.words import (
     LANGS,
-    WORDS_DIR,
     WordPair,
     _validate,
     categories,
     category_names,
     load_pairs,
+    pairs_file,
     pick_pair,
 )
 
-MIN_PAIRS = {"it": 260, "fr": 160, "en": 160}
+MIN_PAIRS = {"it": 260, "fr": 160, "en": 160, "es": 1200}
 
 
 def test_every_language_has_a_word_file_in_one_format():
     for lang in LANGS:
-        raw = json.loads((WORDS_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+        raw = json.loads(pairs_file(lang).read_text(encoding="utf-8"))
         assert raw["lang"] == lang
         assert set(raw) == {"lang", "categories", "pairs"}
         assert all(len(row) == 3 for row in raw["pairs"])

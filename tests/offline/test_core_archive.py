@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import game
-from game.words import LANGS
+from game import languages, lemmas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,10 +55,13 @@ for preset in sorted(game.PRESETS):
 from game import text
 out["checks"] = [text.guess_matches("gato", "gatto", None, "it"),
                  text.guess_matches("chevaux", "cheval", None, "fr"),
+                 text.guess_matches("ano", "año", "ana", "es"),
                  text.is_emoji_only("🐱🌊")]
-for clue in ("gattino", "gatti", "felino"):
+for clue, secret, lang in (("gattino", "gatto", "it"), ("gatti", "gatto", "it"),
+                           ("felino", "gatto", "it"), ("panadero", "pan", "es"),
+                           ("anomalía", "año", "es")):
     try:
-        text.check_clue(clue, "gatto", "it")
+        text.check_clue(clue, secret, lang)
         out["checks"].append("ok")
     except game.GameError as exc:
         out["checks"].append(exc.code)
@@ -69,7 +72,8 @@ print(json.dumps(out))
 """
 # Words whose lemmas the page must find as the server does (the zlib path, issue 11).
 LEMMA_WORDS = [("it", "gatti"), ("it", "l'amico"), ("fr", "chevaux"), ("fr", "yeux"),
-               ("en", "knives"), ("en", "children"), ("it", "zzzz")]
+               ("en", "knives"), ("en", "children"), ("it", "zzzz"), ("es", "años"),
+               ("es", "luces")]
 SCRIPT = SCRIPT.replace("from game import lemmas", f"LEMMA_WORDS = {LEMMA_WORDS!r}\nfrom game import lemmas")
 
 
@@ -98,14 +102,19 @@ def test_the_archive_holds_the_core_its_words_and_no_compiled_code(archive):
     path, _ = archive
     names = zipfile.ZipFile(path).namelist()
     assert "game/__init__.py" in names and "sussurro_offline.py" in names
-    for lang in LANGS:
-        assert f"game/words/{lang}.json" in names
+    for lang in languages.languages():
+        folder = f"game/langs/{lang.code}"
+        assert f"{folder}/language.json" in names
+        assert (f"{folder}/pairs.json" in names) == lang.offers("pairs")
+        assert (f"{folder}/impostore.json" in names) == lang.offers("impostore")
+    assert {"it", "fr", "en"} <= {x.code for x in languages.languages("pairs")}
+    for lang in lemmas.langs():
         assert f"game/lemma_data/{lang}.txt.z" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert not [n for n in names if ".dist-info/" in n or "__pycache__" in n]
     # A many-language dependency keeps our languages' data only.
     data = [n for n in names if n.endswith(".plzma")]
-    assert all(Path(n).stem in LANGS for n in data)
+    assert all(Path(n).stem in lemmas.langs() for n in data)
 
 
 def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_path):
@@ -127,10 +136,13 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
         assert got[preset] == here, preset
     checks = [game.text.guess_matches("gato", "gatto", None, "it"),
               game.text.guess_matches("chevaux", "cheval", None, "fr"),
+              game.text.guess_matches("ano", "año", "ana", "es"),
               game.text.is_emoji_only("🐱🌊")]
-    for clue in ("gattino", "gatti", "felino"):
+    for clue, secret, lang in (("gattino", "gatto", "it"), ("gatti", "gatto", "it"),
+                               ("felino", "gatto", "it"), ("panadero", "pan", "es"),
+                               ("anomalía", "año", "es")):
         try:
-            game.text.check_clue(clue, "gatto", "it")
+            game.text.check_clue(clue, secret, lang)
             checks.append("ok")
         except game.GameError as exc:
             checks.append(exc.code)
@@ -138,7 +150,11 @@ def test_import_game_from_the_archive_alone_gives_the_same_games(archive, tmp_pa
     # No simplemma in the archive: its dictionaries re-packed with zlib give the same lemmas.
     assert "simplemma" not in got["modules"]
     assert got["lemmas"] == [game.lemmas.lemma(w, lang) for lang, w in LEMMA_WORDS]
-    assert got["lemmas"][0] == "gatto" and got["lemma_langs"] == ["it", "fr", "en"]
+    assert got["lemmas"][0] == "gatto" and got["lemmas"][-2:] == ["año", "luz"]
+    assert got["lemma_langs"] == ["it", "es", "fr", "en"]  # in the order first asked
+    # ñ is its own letter in Spanish ("ano" is not "año"); panadero is of pan's family.
+    assert checks[2:] == [False, True, "clue_same_family", "clue_same_family", "ok",
+                          "clue_same_family", "ok"]
 
 
 def test_nothing_packed_imports_what_pyodide_leaves_out(archive, tmp_path):
