@@ -202,7 +202,22 @@ INSTALL_RECORDER = """async ([code, which]) => {
   await ctx.audioWorklet.addModule(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
   const node = new AudioWorkletNode(ctx, "rec", {
     numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1, channelCountMode: "explicit" });
-  ctx.createMediaStreamSource(stream).connect(node);
+  let source = ctx.createMediaStreamSource(stream);
+  source.connect(node);
+  if (which === "ear") {
+    // The page replaces its peer when its voice path dies (web/js/rtc.js): follow the
+    // element to its new stream, or the rest of the cell records silence.
+    let current = stream;
+    setInterval(() => {
+      const now = document.getElementById("remote-audio")?.srcObject || window.__remote;
+      if (!now || now === current || !now.getAudioTracks().length) return;
+      current = now;
+      source.disconnect();
+      source = ctx.createMediaStreamSource(now);
+      source.connect(node);
+      window.__rec.followed = (window.__rec.followed || 0) + 1;
+    }, 100);
+  }
   const mute = ctx.createGain();
   mute.gain.value = 0;
   node.connect(mute).connect(ctx.destination);
@@ -380,6 +395,9 @@ SERVER_FIGURES = {
     "mic_late": "sussurro_mic_packets_late_total",
     "underruns": "sussurro_jitter_underruns_total",
     "overflows": "sussurro_jitter_overflows_total",
+    # ticks the voice loop moved its grid earlier (audio/phase.py): the listeners' packets
+    # came that much faster than their media clock
+    "grid_moved_ticks": "sussurro_voice_phase_moved",
 }
 
 
@@ -423,6 +441,7 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
         imp.blackout = blackout_window(call, sp, PROFILES[profile]["blackout_s"])
     time.sleep(seconds)
     mic, ear = pull(call.speaker), pull(call.listener)
+    followed = call.listener.evaluate("() => window.__rec.followed || 0")
     c1, s1, t1 = relay.counts(link), inbound(call.listener), time.monotonic()
     f1 = server_figures(call)
     relay.set(link, direction, None)
@@ -436,7 +455,8 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
     out = {**summarise(sentences), "sentences": sentences, "relay": counts_delta(c0, c1),
            "listener_inbound_rtp": stats_delta(s0, s1), "window_s": round(t1 - t0, 1),
            **({"server": {k: f1[k] - f0.get(k, 0.0) for k in f1}} if f1 else {}),
-           "load_avg_1min": [round(load0, 1), round(os.getloadavg()[0], 1)]}
+           "load_avg_1min": [round(load0, 1), round(os.getloadavg()[0], 1)],
+           "ear_streams_followed": followed}
     if "blackout_s" in PROFILES[profile]:
         out["blackout"] = (f"{PROFILES[profile]['blackout_s']} s from 0.8 s into sentence 2"
                            if imp.blackout else "none: the loop's phase was not known yet"
