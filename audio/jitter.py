@@ -17,7 +17,7 @@ Policy, in the order a frame meets it:
   frame's delay `arrival - media time` is summed up per 0.2 s of talk over
   the last 5 s, and a talk spurt starts playing on the first tick at which
   every later frame of it, up to the worst delay of those segments (the
-  three worst left out: a stall and its catch-up burst are one event, not
+  worst left out: a stall and its catch-up burst are one event, not
   jitter) plus `MARGIN`, will have arrived before its own tick. On a steady
   link that is the next tick after the first frame (no frame of cushion:
   20 ms less than `target` 2); on a jittery one it waits as long as the
@@ -193,7 +193,11 @@ class JitterQueue:
                 ready = bool(self._frames) and self._tick >= self._due - 1e-9
             else:
                 ready = len(self._frames) >= self.target
-            if ready or (paused and (self._frames or self._partial.size)):
+            # A timed spurt starts at its due tick, pause or not: its next frames may
+            # just be late (the jitter it waits for), and one started early would play
+            # the whole spurt without timing.
+            early = paused and self._due is None
+            if ready or (early and (self._frames or self._partial.size)):
                 self._playing = True
                 self._due = None
                 if self._head_ts is not None and ready:

@@ -339,3 +339,36 @@ def test_frames_too_late_to_play_give_the_next_spurt_a_frame_more_of_cushion():
 
     assert first_sound_after_pause(2) == first_sound_after_pause(0) + 1
     assert first_sound_after_pause(1) == first_sound_after_pause(0)  # one is no pattern
+
+
+def test_a_talk_spurt_whose_next_frames_are_late_still_starts_on_its_due_tick():
+    """Issue 36: a spurt's first frame came on time and the next ones late (the jitter the
+    queue waits for): three ticks without a frame looked like the end of a short spurt,
+    the queue started it at once without timing, and the whole spurt then played too
+    early for its late frames (holes). It waits for its due tick instead."""
+    rng = np.random.default_rng(7)
+    spurt, pause, spurts = 100, 40, 6
+    frames = spurts * (spurt + pause)
+    ramp = _ramp((frames + 20) * FRAME)
+    jitter = rng.uniform(0.0, 4.0, frames)
+    k = np.arange(frames)
+    first = k % (spurt + pause) == 0
+    jitter[first] = 0.0  # each spurt's first frame comes at once...
+    after = (k % (spurt + pause) >= 1) & (k % (spurt + pause) <= 3)
+    jitter[after] = 3.9  # ... and the next three late
+    talking = k % (spurt + pause) < spurt
+    arrivals = np.where(talking, k + 1.1 + jitter, np.inf)
+    signal = ramp.copy()
+    for s in range(spurts):  # the pauses are silence (nothing is sent then)
+        a = (s * (spurt + pause) + spurt) * FRAME
+        signal[a : a + pause * FRAME] = 0.0
+    q = JitterQueue()
+    out, _ = _run(q, signal, arrivals, frames + 20)
+    lag = _lags(out, ramp)
+    # Every spurt after the first (the jitter is known by then) plays whole: no silent
+    # tick inside it.
+    for s in range(1, spurts):
+        start = s * (spurt + pause)
+        played = lag[start : start + spurt + 8]
+        played = played[np.argmax(played >= 0):]
+        assert (played[: spurt - 1] >= 0).all(), f"a hole in spurt {s}"
