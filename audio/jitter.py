@@ -193,9 +193,8 @@ class JitterQueue:
                 ready = bool(self._frames) and self._tick >= self._due - 1e-9
             else:
                 ready = len(self._frames) >= self.target
-            # A timed spurt starts at its due tick, pause or not: its next frames may
-            # just be late (the jitter it waits for), and one started early would play
-            # the whole spurt without timing.
+            # A timed spurt starts at its due tick, pause or not: its next frames may just
+            # be late (the jitter it waits for); started early, it would play untimed.
             early = paused and self._due is None
             if ready or (early and (self._frames or self._partial.size)):
                 self._playing = True

@@ -26,8 +26,8 @@ confirms it.
 
 Each of the three sentences of each seed is found in the output, aligned and scored with
 PESQ-WB and STOI against the clean sentence (bench/voice_quality.py's scoring); the
-delay is the server's playout delay (mouth to the tick that plays it, without the codec's
-look-ahead). Prints a table (or `--json`); nothing is asserted.
+delay is the server's playout delay: mouth to the tick that plays it (the grid's moves
+counted), the codec's 6.5 ms look-ahead included. Prints a table (or `--json`); nothing is asserted.
 """
 
 from __future__ import annotations
@@ -101,8 +101,10 @@ def arrivals(pkts, profile: dict, seed: str) -> list[tuple[float, int, int, byte
     return got
 
 
-def server_path(got, frames: int, phase0: float = 0.0137) -> tuple[np.ndarray, dict]:
-    """What the server plays of the arrivals, one frame per tick; and its counters."""
+def server_path(got, frames: int, phase0: float = 0.0137) -> tuple[np.ndarray, np.ndarray, dict]:
+    """What the server plays of the arrivals, one frame per tick; when each tick came
+    (its grid offset, s: the tick of output frame j is at j * PERIOD + grid[j]); and
+    its counters."""
     q = JitterQueue()
     dec = direct_decoder()
     if dec is None:
@@ -126,6 +128,7 @@ def server_path(got, frames: int, phase0: float = 0.0137) -> tuple[np.ndarray, d
     rec = MicRecovery(dec, deliver)
     out = np.zeros(frames * FRAME + 40 * FRAME, np.float32)
     grid = phase0 * PERIOD  # the tick grid's offset from the sender's clock
+    grids = np.zeros(len(out) // FRAME)
     i = 0
     ticks = len(out) // FRAME
     phase = GridPhase()
@@ -138,6 +141,7 @@ def server_path(got, frames: int, phase0: float = 0.0137) -> tuple[np.ndarray, d
             i += 1
         rec.settle(q.depth < 1.0, now)
         state["step_at"] = now
+        grids[j] = grid
         out[j * FRAME : (j + 1) * FRAME] = q.pop()
         move = phase.move(q.slack)
         if move:
@@ -145,7 +149,7 @@ def server_path(got, frames: int, phase0: float = 0.0137) -> tuple[np.ndarray, d
             q.regrid(move)
     counts = rec.counts() | {"underruns": q.underruns, "overflows": q.overflows,
                              "trimmed": q.trimmed, "grid_moved_ms": round(phase.moved * 20, 1)}
-    return out, counts
+    return out, grids, counts
 
 
 def anchor_path(pkts, got, frames: int) -> np.ndarray:
@@ -170,8 +174,10 @@ def anchor_path(pkts, got, frames: int) -> np.ndarray:
     return out
 
 
-def score(ref_full: np.ndarray, spans, x: np.ndarray, offset: int, out: np.ndarray) -> list[dict]:
-    """Each sentence of the last loop found in `out` after its spoken place (+offset)."""
+def score(ref_full: np.ndarray, spans, x: np.ndarray, offset: int, out: np.ndarray,
+          grids: np.ndarray | None = None) -> list[dict]:
+    """Each sentence of the last loop found in `out` after its spoken place (+offset); its
+    delay counts the ticks' real time (`grids`, see server_path)."""
     pad = int(PAD * RATE)
     scores = []
     for a, b in spans:
@@ -186,8 +192,9 @@ def score(ref_full: np.ndarray, spans, x: np.ndarray, offset: int, out: np.ndarr
             p = pesq_wb(full, deg)
         except Exception:  # noqa: BLE001 - PESQ refuses silence
             p = 1.0
+        moved = 0.0 if grids is None else grids[min(len(grids) - 1, j // FRAME)]
         scores.append({"pesq_wb": p, "stoi": stoi16(full, deg),
-                       "delay_ms": 1000 * (j - offset - a) / RATE, "corr": corr})
+                       "delay_ms": 1000 * ((j - offset - a) / RATE + moved), "corr": corr})
     return scores
 
 
@@ -205,10 +212,10 @@ def run(profiles: list[str], seeds: list[int], loss_perc: int) -> dict:
         counts: dict[str, int] = {}
         for seed in seeds:
             got = arrivals(pkts, PROFILES[profile], f"{seed}/mic/{profile}")
-            out, c = server_path(got, frames)
+            out, grids, c = server_path(got, frames)
             for k, v in c.items():
                 counts[k] = counts.get(k, 0) + v
-            rows["server"] += score(x, sp.spans, x, offset, out)
+            rows["server"] += score(x, sp.spans, x, offset, out, grids)
             rows["anchor"] += score(x, sp.spans, x, offset, anchor_path(pkts, got, frames))
         cell = {}
         for path, s in rows.items():
