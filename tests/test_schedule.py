@@ -56,10 +56,10 @@ def test_a_group_spanning_modules_is_one_unit_with_their_summed_time():
 
 def test_a_module_missing_from_the_table_is_guessed_from_its_marks():
     items = [Item("tests/quick.py::t1"), Item("tests/new.py::t1", slow=True), Item("tests/known.py::t")]
-    times = {"tests/known.py": 10.0}
+    times = {"tests/known.py": schedule.GUESS_SLOW / 2}
     est = schedule.estimate(items, times)
     assert est == {"tests/quick.py": schedule.GUESS_QUICK, "tests/new.py": schedule.GUESS_SLOW,
-                   "tests/known.py": 10.0}
+                   "tests/known.py": schedule.GUESS_SLOW / 2}
     assert ids(schedule.longest_first(items, times))[0] == "tests/new.py::t1"
 
 
