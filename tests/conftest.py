@@ -47,9 +47,10 @@ def pytest_collection_modifyitems(config, items):
             items[:] = keep
     # A module is one unit of work for `--dist loadgroup` (its module-scoped fixtures
     # start once), unless its tests name an xdist_group of their own.
-    for item in items:
-        if schedule.group_of(item) is None:
-            item.add_marker(pytest.mark.xdist_group(schedule.module_of(item.nodeid)))
+    if getattr(config.option, "loadgroup", False):   # set on pytest-xdist's workers
+        for item in items:
+            if schedule.group_of(item) is None:
+                item.add_marker(pytest.mark.xdist_group(schedule.module_of(item.nodeid)))
     items[:] = schedule.longest_first(items, schedule.load_times())
 
 
