@@ -37,12 +37,21 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   ./scripts/bench_setup.sh || echo "warning: pulseaudio could not be installed; its test will skip"
 fi
 .venv/bin/ruff check .
-# Two stages: every test but the solo ones on two workers, then the solo ones (real-time
-# voice in several browser pages, see tests/conftest.py) one at a time, alone on the machine.
+# Two stages: every test but the solo ones on SUSSURRO_TEST_WORKERS workers (2 by default;
+# with two, about half of two cores' CPU time idles while tests wait on game timers, servers
+# and browsers, but on a machine already loaded a third worker starved the real-time voice
+# of the e2e bots: seven failures in one run), then the solo ones (real-time voice in several
+# browser pages, see tests/conftest.py) one at a time, alone on the machine. A module goes
+# to one worker whole, the longest first (tests/support/schedule.py, tests/durations.json).
 # Exit status 5 means a stage selected no test (e.g. `-m "not slow"` or one test file).
 set +e
-.venv/bin/python -m pytest -n 2 --dist loadgroup -q --solo=skip "$@"; first=$?
+start=$(date +%s)
+.venv/bin/python -m pytest -n "${SUSSURRO_TEST_WORKERS:-2}" --dist loadgroup -q --solo=skip "$@"; first=$?
+middle=$(date +%s)
 .venv/bin/python -m pytest -q --solo=only "$@"; second=$?
+end=$(date +%s)
+echo "stage times: $((middle - start)) s on ${SUSSURRO_TEST_WORKERS:-2} workers, then $((end - middle)) s solo" \
+     "($((end - start)) s in all)"
 for rc in "$first" "$second"; do
   if [ "$rc" != 0 ] && [ "$rc" != 5 ]; then exit "$rc"; fi
 done

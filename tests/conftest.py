@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import schedule
 from tests.support.server_proc import ServerProc
 
 # Tests marked `solo` measure real-time voice in several browser pages at once (who hears
@@ -19,8 +20,21 @@ def pytest_addoption(parser):
     parser.addoption("--solo", choices=SOLO_CHOICES, default="with",
                      help="tests marked solo: run them with the others (default), skip them, "
                           "or run only them")
+    parser.addoption("--record-durations", action="store_true",
+                     help="write each module's seconds in this run into tests/durations.json "
+                          "(the order pytest-xdist's workers get the modules in)")
 
 
+def pytest_configure(config):
+    # The units go out in the order tests/support/schedule.py gives them (longest first),
+    # not sorted by their number of tests (pytest-xdist's default for loadgroup).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+    if config.getoption("--record-durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(schedule.Recorder(), "sussurro-durations")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist names each test's group in its id
 def pytest_collection_modifyitems(config, items):
     mode = config.getoption("--solo")
     if mode != "with":
@@ -31,21 +45,13 @@ def pytest_collection_modifyitems(config, items):
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
-    items[:] = slow_modules_first(items)
-
-
-def slow_modules_first(items: list) -> list:
-    """The modules holding a test marked slow before the others, each module's tests
-    together and in their order. pytest-xdist hands the tests out in this order (after
-    the xdist_group units), so the long ones start early and the two workers end on
-    short unit tests, together, instead of one waiting for the other's late long test.
-    A module stays in one piece so that its module-scoped fixtures start once a worker."""
-    modules: dict[str, list] = {}
-    for item in items:
-        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    blocks = sorted(modules.values(),
-                    key=lambda block: not any(i.get_closest_marker("slow") for i in block))
-    return [item for block in blocks for item in block]
+    # A module is one unit of work for `--dist loadgroup` (its module-scoped fixtures
+    # start once), unless its tests name an xdist_group of their own.
+    if getattr(config.option, "loadgroup", False):   # set on pytest-xdist's workers
+        for item in items:
+            if schedule.group_of(item) is None:
+                item.add_marker(pytest.mark.xdist_group(schedule.module_of(item.nodeid)))
+    items[:] = schedule.longest_first(items, schedule.load_times())
 
 
 @pytest.fixture

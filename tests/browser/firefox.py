@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from websockets.sync.client import connect
 
@@ -40,7 +41,11 @@ BASE_PREFS: dict[str, Any] = {
     "app.update.disabledForTesting": True,
     "network.captive-portal-service.enabled": False,
     "network.connectivity-service.enabled": False,
-    # The server offers loopback candidates only (tests/support/server_proc.py).
+    # The server offers loopback candidates only (tests/support/server_proc.py). These
+    # let a page's peer gather 127.0.0.1 in Chromium's way, but not in Firefox ESR 153's:
+    # a page's addresses come from the parent process, which drops loopback whatever the
+    # profile says (docs/browsers.md); `turn_over_loopback` is how a test's Firefox voice
+    # stays on loopback. Host addresses are written out, not hidden behind mDNS names.
     "media.peerconnection.ice.loopback": True,
     "media.peerconnection.ice.obfuscate_host_addresses": False,
     "media.peerconnection.ice.default_address_only": False,
@@ -60,6 +65,27 @@ FAKE_MIC_PREFS: dict[str, Any] = {
 }
 # Firefox's fake microphone is a steady sine (MediaEngineFake: 1 kHz by default).
 FAKE_TONE_HZ = 1000.0
+
+
+def turn_over_loopback(turn_port: int, proxy_port: int) -> dict[str, Any]:
+    """Prefs that keep Firefox's voice on loopback: its WebRTC reaches the TURN server at
+    127.0.0.1:`turn_port` through the CONNECT proxy at 127.0.0.1:`proxy_port`
+    (tests/support/connect_proxy.py), and nothing else goes through the proxy.
+
+    Firefox offers no 127.0.0.1 host candidate (see BASE_PREFS), and a direct TURN/TCP
+    socket is bound to a host address (coturn sees the machine's 192.0.2.2). Through an
+    HTTP proxy the socket is necko's own, from 127.0.0.1; with the page's relay-only
+    policy (`?relay=1`) its one candidate is coturn's relay on 127.0.0.1. The proxy
+    auto-config names that one port (loopback is proxied at all only with
+    `allow_hijacking_localhost`); `proxy_only_if_behind_proxy` sends WebRTC through it."""
+    pac = (f"function FindProxyForURL(url, host) {{ return url.indexOf('127.0.0.1:{turn_port}') >= 0 ?"
+           f" 'PROXY 127.0.0.1:{proxy_port}' : 'DIRECT'; }}")
+    return {
+        "network.proxy.type": 2,
+        "network.proxy.autoconfig_url": "data:application/x-ns-proxy-autoconfig," + quote(pac),
+        "network.proxy.allow_hijacking_localhost": True,
+        "media.peerconnection.ice.proxy_only_if_behind_proxy": True,
+    }
 
 
 class BidiError(RuntimeError):

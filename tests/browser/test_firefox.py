@@ -9,6 +9,7 @@ Firefox's own fake microphone speaks a steady 1 kHz sine; the bots speak other t
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -16,11 +17,14 @@ import pytest
 from client.autoplay import autoplay
 from client.rtc_peer import Syllables
 from tests.browser.bot_thread import BotThread
-from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox
+from tests.browser.firefox import FAKE_TONE_HZ, FIREFOX, Firefox, turn_over_loopback
 from tests.browser.harness import SCREENS, i18n, wait_until
 from tests.browser.onephone import offline_whole_game
 from tests.browser.page_game import Timeline, play_intruso_page, quick_table
 from tests.e2e.spectrum import tone_db_robust
+from tests.support.connect_proxy import ConnectProxy
+from tests.support.coturn import Coturn
+from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,13 +33,28 @@ BOT_TONES = {"Bea": 520.0, "Ciro": 700.0, "Dina": 1300.0}
 HEARD_DB = -50.0   # as tests/browser/test_game_voice.py: a voice in the page's mix
 
 
+TURN_SECRET = "firefox turn secret"
+
+
 @pytest.fixture(scope="module")
-def firefox_once(tmp_path_factory):
+def loopback_turn(tmp_path_factory):
+    """coturn on 127.0.0.1 and the loopback CONNECT proxy Firefox reaches it through
+    (tests/browser/firefox.py, `turn_over_loopback`): Firefox's voice on loopback only."""
+    if not Coturn.available():
+        pytest.skip("coturn's turnserver is not installed (./scripts/test.sh installs it)")
+    with Coturn(tmp_path_factory.mktemp("coturn"), TURN_SECRET) as turn, ConnectProxy() as proxy:
+        yield turn, proxy
+
+
+@pytest.fixture(scope="module")
+def firefox_once(tmp_path_factory, loopback_turn):
     """One Firefox for the module (its start-up is seconds of the suite's time): each test
     opens its own server, so its own origin, on the same fresh profile."""
     if not os.path.exists(FIREFOX):
         pytest.skip("Debian's firefox-esr is not installed")
-    browser = Firefox(tmp_path_factory.mktemp("firefox") / "profile")
+    turn, proxy = loopback_turn
+    browser = Firefox(tmp_path_factory.mktemp("firefox") / "profile",
+                      prefs=turn_over_loopback(turn.port, proxy.port))
     yield browser
     browser.close()
 
@@ -49,13 +68,47 @@ def ff(firefox_once):
     firefox_once.goto("about:blank")
 
 
+# Firefox's selected candidate pair, both ends, as its page's voice sees it (window.__pc:
+# the page's newest RTCPeerConnection, kept by KEEP_PC).
+SELECTED = """async () => {
+  const stats = await window.__pc.getStats();
+  let out = null;
+  stats.forEach((r) => {
+    if (r.type === "candidate-pair" && (r.selected || r.nominated && r.state === "succeeded")) {
+      const l = stats.get(r.localCandidateId), rm = stats.get(r.remoteCandidateId);
+      out = { local: [l.candidateType, l.address, l.relayProtocol], remote: [rm.candidateType, rm.address] };
+    }
+  });
+  return out;
+}"""
+KEEP_PC = """const Native = window.RTCPeerConnection;
+window.RTCPeerConnection = function (...args) { const pc = new Native(...args); window.__pc = pc; return pc; };
+window.RTCPeerConnection.prototype = Native.prototype;"""
+
+
+@pytest.fixture
+def turn_server(tmp_path, loopback_turn):
+    """The server, handing out credentials for the loopback coturn only."""
+    turn, _ = loopback_turn
+    with ServerProc(tmp_path / "s.db", env={"SUSSURRO_TURN_URLS": turn.urls["tcp"],
+                                             "SUSSURRO_TURN_SECRET": TURN_SECRET}) as srv:
+        yield srv
+
+
 @pytest.mark.solo  # real-time voice, measured by spectrum: load would starve it
-def test_firefox_voice_both_ways_and_a_whole_game(server, ff):
+def test_firefox_voice_both_ways_and_a_whole_game(turn_server, ff, loopback_turn):
+    """Issue 37 item 4: Firefox's voice goes over loopback only. Its page offers no
+    127.0.0.1 host candidate, so it opens the room relay-only (`?relay=1`, web/js/rtc.js)
+    and reaches coturn on 127.0.0.1 through a loopback proxy: its one candidate, and the
+    pair the voice takes, are 127.0.0.1 at both ends, and coturn sees no other address."""
+    server = turn_server
+    turn, proxy = loopback_turn
     log = Timeline("firefox")
     bots = BotThread()
+    ff.add_init_script(KEEP_PC)
     try:
         # ---- Firefox creates the room and turns its mic on, with real taps ----
-        ff.goto(server.url("/?testaudio=1"))
+        ff.goto(server.url("/?testaudio=1&relay=1"))
         assert ff.js("typeof RTCPeerConnection") == "function"
         ff.fill("#name", "Ada")
         ff.click("#create-btn")
@@ -91,6 +144,14 @@ def test_firefox_voice_both_ways_and_a_whole_game(server, ff):
         wait_until(lambda: ff.count(".player-row") == 4, what="four in the lobby")
         wait_until(lambda: ff.state("s.voice") == "on", timeout=60, what="Firefox's voice on")
         log("bots seated, voice on")
+        pair = wait_until(lambda: ff.evaluate(SELECTED), what="Firefox's selected pair")
+        assert pair == {"local": ["relay", "127.0.0.1", "tcp"], "remote": ["host", "127.0.0.1"]}, pair
+        assert proxy.tunnels and not proxy.refused, (proxy.tunnels, proxy.refused)
+        assert {t for t, _ in proxy.tunnels} == {f"127.0.0.1:{turn.port}"}, proxy.tunnels
+        assert {c[0] for _, c in proxy.tunnels} == {"127.0.0.1"}, proxy.tunnels
+        remotes = set(re.findall(r"remote (\S+):\d+", turn.log.read_text(errors="replace")))
+        assert remotes == {"127.0.0.1"}, remotes
+        log(f"voice on loopback: {pair}")
 
         # ---- voice both ways: every bot's tone in the page's mix ... ----
         for name, hz in BOT_TONES.items():

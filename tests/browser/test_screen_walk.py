@@ -43,7 +43,9 @@ from tests.browser.screens_check import (
 
 # One worker for the module: the games fixture (a whole game of each engine, mostly
 # timers) is then recorded once, not once on each worker that runs one of its tests.
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420),
+# The timeout is a guard against a hung page, not a speed bound: the walk is 4-5 minutes
+# alone on 2 cores, and a loaded machine can double it (330 s for the phone walk once).
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(720),
               pytest.mark.xdist_group("screen_walk")]
 
 LANGS = ["it", "fr", "en"]

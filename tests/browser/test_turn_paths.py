@@ -12,14 +12,10 @@ it, and her selected pair's local candidate is a relay over the expected protoco
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from tests.browser.harness import create_room, join_room, launch_player, wait_until
+from tests.support.coturn import Coturn
 from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,55 +45,13 @@ KEEP_PC = """(() => {
 })();"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def coturn(tmp_path_factory):
     """coturn on 127.0.0.1: plain TCP/UDP on one port, TLS on another (a self-made cert)."""
-    exe = shutil.which("turnserver")
-    if exe is None or shutil.which("openssl") is None:
+    if not Coturn.available(tls=True):
         pytest.skip("coturn's turnserver or openssl is not installed (./scripts/test.sh installs them)")
-    tmp: Path = tmp_path_factory.mktemp("coturn")
-    cert, key = tmp / "cert.pem", tmp / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
-    port, tls_port = free_port(), free_port()
-    log = tmp / "turn.log"
-    proc = subprocess.Popen(
-        [exe, "-n", "--listening-ip", "127.0.0.1", "--listening-port", str(port),
-         "--tls-listening-port", str(tls_port), "--cert", str(cert), "--pkey", str(key),
-         "--relay-ip", "127.0.0.1", "--use-auth-secret", "--static-auth-secret", SECRET,
-         "--realm", "sussurro.test", "--no-dtls", "--no-cli",
-         "--allow-loopback-peers",  # the server's voice is on loopback here
-         "--min-port", "49152", "--max-port", "65535",
-         "--userdb", str(tmp / "turndb"), "--pidfile", str(tmp / "turn.pid"),
-         "--log-file", "stdout", "--simple-log", "--verbose"],
-        stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    try:
-        wait_until(lambda: _listening(port) and _listening(tls_port), timeout=10,
-                   what="coturn listening")
-        yield {"tcp": f"turn:127.0.0.1:{port}?transport=tcp",
-               "tls": f"turns:127.0.0.1:{tls_port}?transport=tcp"}, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+    with Coturn(tmp_path_factory.mktemp("coturn"), SECRET, tls=True) as turn:
+        yield turn.urls, turn.log
 
 
 @pytest.mark.parametrize("transport", ["tcp", "tls"])
