@@ -75,6 +75,7 @@ class DrunkParams:
             raise ValueError("clip_ceiling must be in (0, 1]")
 
 
+_DEFAULT = DrunkParams()  # (one object: voices with the default params batch at a glance)
 _U64 = np.uint64
 _MASK53 = float(1 << 53)
 
@@ -178,7 +179,7 @@ class DrunkVoice:
     def __init__(self, seed: int = 0, params: DrunkParams | None = None, sample_rate: int = 48000):
         """Set up one speaker's effect; `seed` picks its wander and echo delay."""
         self.seed = int(seed)
-        self.params = params or DrunkParams()
+        self.params = params or _DEFAULT
         self.sample_rate = int(sample_rate)
         p, sr = self.params, self.sample_rate
         if not 0 < p.lowpass_hz < sr / 2:
@@ -386,8 +387,8 @@ def process_frames(voices: Sequence[DrunkVoice], frames: np.ndarray) -> np.ndarr
     if k == 0 or count == 0:
         return np.zeros((k, count), dtype=np.float32)
     first = voices[0]
-    if count > _CHUNK or any(v.params != first.params or v.sample_rate != first.sample_rate
-                             for v in voices):
+    if count > _CHUNK or any(v.sample_rate != first.sample_rate or (
+            v.params is not first.params and v.params != first.params) for v in voices):
         return np.stack([v.process(row) for v, row in zip(voices, x, strict=True)])
     if not math.isfinite(np.add.reduce(x, axis=None)):
         x = np.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0)  # as `process` does

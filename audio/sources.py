@@ -121,7 +121,8 @@ class Sources:
         effects = self.effects.active
         if effects:
             rows = {pid: self.players.index(pid) for pid in effects}
-            done = self.effects.process({pid: frames[i] for pid, i in rows.items()})
+            done = self.effects.process({pid: frames[i] for pid, i in rows.items()},
+                                        {pid: energies[i] for pid, i in rows.items()})
             for pid, frame in done.items():
                 i = rows[pid]
                 if frame is not SILENT_FRAME:
