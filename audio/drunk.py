@@ -165,15 +165,17 @@ def _rotation_rows(period: float) -> np.ndarray:
 class DrunkVoice:
     """Streaming drunk-voice effect for one speaker (48 kHz mono float32).
 
-    Cost (about 45 us per 20 ms frame, a third of the direct formulas): the
-    wobble's controls (LFO phase, depth and rate) are low-order polynomials of
-    the sample index between two wander knots, so they come out of one small
-    matrix product per frame instead of a dozen array passes; the LFO's sin is
-    taken in float32; the tremolo is a rotation of a precomputed sinusoid; the
-    echo reads and writes a ring in place; the history is a linear buffer, not
-    a concatenation per frame. The output stays within 1e-6 of the direct
-    per-sample formulas on speech-level input (tests/audio/test_drunk.py keeps
-    them as a reference).
+    Cost (about 45 us per 20 ms frame, a third of the direct formulas; a frame
+    costs mostly its numpy calls, so the mixer runs all the drunk voices of a
+    tick as one batch, `process_frames`): the wobble's controls (LFO phase,
+    depth and rate) are low-order polynomials of the sample index between two
+    wander knots; inside one wander interval the delay swing is taken at 8
+    Chebyshev nodes and interpolated (one small matrix product), across a knot
+    it is the formula at every sample; the tremolo is a rotation of a
+    precomputed sinusoid; the echo reads and writes a ring in place; the
+    history is a linear buffer, not a concatenation per frame. The output
+    stays within 1e-6 of the direct per-sample formulas on speech-level input
+    (tests/audio/test_drunk.py keeps them as a reference).
     """
 
     def __init__(self, seed: int = 0, params: DrunkParams | None = None, sample_rate: int = 48000):
