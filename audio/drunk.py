@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import signal
 
-__all__ = ["DrunkParams", "DrunkVoice"]
+__all__ = ["DrunkParams", "DrunkVoice", "process_frames"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class DrunkParams:
             raise ValueError("clip_ceiling must be in (0, 1]")
 
 
+_DEFAULT = DrunkParams()  # (one object: voices with the default params batch at a glance)
 _U64 = np.uint64
 _MASK53 = float(1 << 53)
 
@@ -109,10 +111,12 @@ def _pick_lfilter():
             return _linear_filter(b, a, x, -1, zi)
 
         b, a = signal.butter(2, 0.1)
-        x, zi = np.linspace(-1.0, 1.0, 16), np.array([0.25, -0.5])
-        for got, want in zip(direct(b, a, x, zi), public(b, a, x, zi), strict=True):
-            if not np.array_equal(got, want):
-                return public
+        # one row, and rows filtered side by side along the last axis (as _batch does)
+        x, zi = np.linspace(-1.0, 1.0, 32).reshape(2, 16), np.array([[0.25, -0.5], [0.0, 1.0]])
+        for args in ((x[0], zi[0]), (x[:1], zi[:1]), (x, zi)):
+            for got, want in zip(direct(b, a, *args), public(b, a, *args), strict=True):
+                if not np.array_equal(got, want):
+                    return public
         return direct
     except Exception:  # noqa: BLE001 - any surprise from a private API means: do not use it
         return public
@@ -141,6 +145,12 @@ _POWERS = np.vander(np.arange(_CHUNK, dtype=np.float64), 5, increasing=True).T.c
 _TWO_PI = 2.0 * math.pi
 _LN2 = math.log(2.0)
 _KNOT_BLOCK = 64  # wander knots hashed at a time (64 x 0.4 s)
+# A chunk's swing from its values at _NODES Chebyshev nodes (`_swing`) when the chunk
+# spans at most _NODE_SPAN of a wander interval and _NODE_PHASE rad of the LFO: the
+# interpolation error is then below 1e-8 samples (degree 7 over <= 1.5 rad of a sine).
+_NODES = 8
+_NODE_SPAN = 0.06
+_NODE_PHASE = 1.5
 
 
 @functools.lru_cache(maxsize=16)
@@ -155,21 +165,23 @@ def _rotation_rows(period: float) -> np.ndarray:
 class DrunkVoice:
     """Streaming drunk-voice effect for one speaker (48 kHz mono float32).
 
-    Cost (about 45 us per 20 ms frame, a third of the direct formulas): the
-    wobble's controls (LFO phase, depth and rate) are low-order polynomials of
-    the sample index between two wander knots, so they come out of one small
-    matrix product per frame instead of a dozen array passes; the LFO's sin is
-    taken in float32; the tremolo is a rotation of a precomputed sinusoid; the
-    echo reads and writes a ring in place; the history is a linear buffer, not
-    a concatenation per frame. The output stays within 1e-6 of the direct
-    per-sample formulas on speech-level input (tests/audio/test_drunk.py keeps
-    them as a reference).
+    Cost (about 45 us per 20 ms frame, a third of the direct formulas; a frame
+    costs mostly its numpy calls, so the mixer runs all the drunk voices of a
+    tick as one batch, `process_frames`): the wobble's controls (LFO phase,
+    depth and rate) are low-order polynomials of the sample index between two
+    wander knots; inside one wander interval the delay swing is taken at 8
+    Chebyshev nodes and interpolated (one small matrix product), across a knot
+    it is the formula at every sample; the tremolo is a rotation of a
+    precomputed sinusoid; the echo reads and writes a ring in place; the
+    history is a linear buffer, not a concatenation per frame. The output
+    stays within 1e-6 of the direct per-sample formulas on speech-level input
+    (tests/audio/test_drunk.py keeps them as a reference).
     """
 
     def __init__(self, seed: int = 0, params: DrunkParams | None = None, sample_rate: int = 48000):
         """Set up one speaker's effect; `seed` picks its wander and echo delay."""
         self.seed = int(seed)
-        self.params = params or DrunkParams()
+        self.params = params or _DEFAULT
         self.sample_rate = int(sample_rate)
         p, sr = self.params, self.sample_rate
         if not 0 < p.lowpass_hz < sr / 2:
@@ -186,6 +198,11 @@ class DrunkVoice:
         self._base_delay = math.ceil(self._amp_max) + 4.0
         self._history_len = int(self._base_delay + math.ceil(self._amp_max)) + 4
         self._wander_interval = p.wander_interval_s * sr
+        # Longest chunk whose swing may come from its values at a few nodes (`_swing`):
+        # a small part of a wander interval, and at most 1.5 rad of LFO phase.
+        fastest = 2.0 * math.pi * (p.lfo_rate_hz + p.lfo_rate_wander_hz) / sr
+        self._node_span = 0 if self._clamp else int(min(_NODE_SPAN * self._wander_interval,
+                                                        _NODE_PHASE / fastest))
 
         u = float(_hash_uniform(self.seed, 3, np.zeros(1, dtype=np.int64))[0])
         echo_ms = p.echo_min_ms + (u + 1.0) / 2.0 * (p.echo_max_ms - p.echo_min_ms)
@@ -206,7 +223,6 @@ class DrunkVoice:
         c = p.clip_ceiling
         self._trem_a = (1.0 - 0.5 * p.tremolo_depth) / c
         self._trem_b = 0.5 * p.tremolo_depth / c
-        self._trem_mix = np.array([self._trem_a, 0.0, 0.0])
         self._ceiling = np.float32(c)
         # Wobble controls: step (rad/sample) = s0 + s1*rate_u; ln(pitch ratio) = e0 + e1*depth_u.
         self._step0 = 2.0 * math.pi * p.lfo_rate_hz / sr
@@ -215,7 +231,6 @@ class DrunkVoice:
         self._exp1 = _LN2 * p.depth_wander_cents / 1200.0
         self._knot_lo = -1  # first knot index of the cached block (-1: none yet)
         self._knots: tuple[list[float], list[float]] = ([], [])
-        self._coef = np.zeros((3, 5))
         self.reset()
 
     def reset(self) -> None:
@@ -243,16 +258,28 @@ class DrunkVoice:
             # (A sum of finite samples that overflows lands here too, harmlessly.)
             x = np.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0)
         if count <= _CHUNK:
-            return self._chunk(x)
-        return np.concatenate([self._chunk(x[i : i + _CHUNK]) for i in range(0, count, _CHUNK)])
+            return _batch([self], x)
+        return np.concatenate([_batch([self], x[i : i + _CHUNK]) for i in range(0, count, _CHUNK)])
 
-    def _chunk(self, x: np.ndarray) -> np.ndarray:
-        """Wobble -> low-pass -> echo -> tremolo -> soft clip, for up to _CHUNK samples."""
+    def _write(self, x: np.ndarray) -> np.ndarray:
+        """Append `x` to the input history; the history then `x`, as a view (`x[0]` at
+        index `_history_len`)."""
+        buf, w, hist = self._buf, self._w, self._history_len
         count = x.size
-        n0 = self._n
-        y = self._wobble(x, count)
-        y, self._lp_zi = _lfilter(self._lp_b, self._lp_a, y, self._lp_zi)
+        if w + count > buf.size:
+            buf[:hist] = buf[w - hist : w]
+            w = hist
+        buf[w : w + count] = x
+        self._w = w + count
+        return buf[w - hist : w + count]
 
+    def _finish(self, y: np.ndarray, lp_zi: np.ndarray) -> list[float]:
+        """The echo on `y` (this voice's low-passed chunk, in place; `lp_zi` the low-pass
+        state after it); the chunk's tremolo mix over the rotation rows 1, cos, sin; the
+        voice moves past the chunk."""
+        self._lp_zi = lp_zi
+        count = y.size
+        n0 = self._n
         # Echo: feedback comb y[n] += g*y[n-D], in place, through a ring of the last D outputs (times g).
         ring, d, g = self._echo_ring, self._echo_delay, self.params.echo_feedback
         r, done = n0 % d, 0
@@ -263,29 +290,23 @@ class DrunkVoice:
             np.multiply(seg, g, out=old)
             done += m
             r = 0
-
+        self._n = n0 + count
         # Tremolo gain from the absolute sample index, reduced modulo one period
-        # first so the phase stays precise for hours; then the soft clip.
+        # first so the phase stays precise for hours.
         period, b = self._trem_period, self._trem_b
         a = _TWO_PI * math.fmod(n0, period) / period + self._tremolo_phase0
-        mix = self._trem_mix
-        mix[1] = -b * math.sin(a)
-        mix[2] = -b * math.cos(a)
-        y *= mix @ self._trem_rows[:, :count]
-        out = np.tanh(
-            y, out=np.empty(count, dtype=np.float32), dtype=np.float32, casting="same_kind"
-        )
-        out *= self._ceiling
-        self._n = n0 + count
-        return out
+        return [self._trem_a, -b * math.sin(a), -b * math.cos(a)]
 
-    def _controls(self, count: int) -> tuple[np.ndarray, bool]:
-        """Rows LFO phase, ln(peak pitch ratio), LFO step (rad/sample) for the next `count` samples.
+    def _control_runs(self, count: int) -> list[tuple[int, int, list[float]]]:
+        """The next `count` samples' control rows as runs (start, stop, the 3x5
+        coefficients, flat): rows LFO phase, ln(peak pitch ratio) and LFO step
+        (rad/sample), each `coefficients @ _POWERS[:, :stop - start]`.
 
         The phase row is offset by a whole number of half turns so that it stays
         near 0 (within about +-2 rad for a 20 ms frame): float32 then places it
-        finely enough for sin. The flag says whether the offset is odd, so that
-        sin of the row is minus the sin of the phase.
+        finely enough for sin. When the offset is odd, sin of the row is minus
+        the sin of the phase: the step row is then negated, so that ln-ratio
+        over step times sin of the row is the signed swing either way.
 
         The wander joins random knots every `interval` samples by a smoothstep
         s(t) = 3t^2 - 2t^3, so each curve is continuous with a continuous slope.
@@ -309,10 +330,10 @@ class DrunkVoice:
             )
         rate_k, depth_k = self._knots
         s0, s1, e0, e1 = self._step0, self._step1, self._exp0, self._exp1
-        flat = self._coef.reshape(-1)
-        out = np.empty((3, count))
         half_turns = round((self._lfo_phase + 0.5 * count * s0) / math.pi)
+        sign = -1.0 if half_turns % 2 else 1.0
         phase = self._lfo_phase - half_turns * math.pi
+        runs = []
         start = 0
         for k in range(lo, hi + 1):
             # This run: the samples of knot interval k (sample n is in interval floor(n / interval)).
@@ -341,49 +362,153 @@ class DrunkVoice:
             p2 = q1 / 2.0 - q2 / 2.0 + q3 / 4.0
             p3 = q2 / 3.0 - q3 / 2.0
             p4 = q3 / 4.0
-            flat[:] = [
-                *(phase, p1, p2, p3, p4),
-                *(e0 + e1 * da + delta * a0, delta * a1, delta * a2, delta * a3, 0.0),
-                *(q0, q1, q2, q3, 0.0),
-            ]
-            np.matmul(self._coef, _POWERS[:, :m], out=out[:, start:stop])
+            runs.append((start, stop, [
+                phase, p1, p2, p3, p4,
+                e0 + e1 * da + delta * a0, delta * a1, delta * a2, delta * a3, 0.0,
+                sign * q0, sign * q1, sign * q2, sign * q3, 0.0,
+            ]))
             phase += m * (p1 + m * (p2 + m * (p3 + m * p4)))
             start = stop
         self._lfo_phase = (phase + half_turns * math.pi) % _TWO_PI
-        return out, half_turns % 2 == 1
+        return runs
 
-    def _wobble(self, x: np.ndarray, count: int) -> np.ndarray:
-        """Vibrato by a modulated delay: pitch ratio = 1 - d(delay)/dt, average exactly 1."""
-        (phase, lnratio, step), odd = self._controls(count)
-        # Peak pitch ratio r = 2*pi*f*A/sr  <=>  A = r*sr/(2*pi*f) = r/step.
-        swing = np.expm1(lnratio)
-        swing /= step
-        if self._clamp:
-            np.minimum(swing, self._amp_max, out=swing)
-        # float32 sin of the near-zero phase row is within ~1e-7 of float64 at a
-        # sixth of the cost: a read point off by at most a few 1e-5 samples.
-        swing *= np.sin(phase, dtype=np.float32)
 
-        buf, w, hist = self._buf, self._w, self._history_len
-        if w + count > buf.size:
-            buf[:hist] = buf[w - hist : w]
-            w = hist
-        buf[w : w + count] = x
-        # Buffer index of input sample k of this chunk is w + k; read it `delay` later.
-        pos = _POWERS[1, :count] + (w - self._base_delay)
-        if odd:  # sin(phase row) = -sin(LFO phase): delay = base - swing
-            pos += swing
-        else:
-            pos -= swing
-        i = pos.astype(np.intp)  # positions are >= 1, so truncation is floor
-        f = pos - i
-        near = buf.take(i + _TAPS)
-        c = _FARROW @ near
-        out = np.multiply(c[2], f, out=c[2])
-        out += c[1]
-        out *= f
-        out += c[0]
-        out *= f
-        out += near[1]
-        self._w = w + count
-        return out
+def process_frames(voices: Sequence[DrunkVoice], frames: np.ndarray) -> np.ndarray:
+    """Each voice's next chunk through it, all in one go: `frames` holds one row per
+    voice (voices x samples, distinct voices); returns voices x samples, float32,
+    row i what `voices[i].process(frames[i])` gives (to float rounding).
+
+    The numpy calls are made once for all the voices (the same params), not once per
+    voice: a 20 ms frame costs mostly its calls, not its arithmetic."""
+    x = np.asarray(frames)
+    if x.ndim != 2 or x.shape[0] != len(voices):
+        raise ValueError(f"need one row per voice, got {x.shape} for {len(voices)} voices")
+    if x.dtype not in (np.float32, np.float64):
+        x = x.astype(np.float64)
+    k, count = x.shape
+    if k == 0 or count == 0:
+        return np.zeros((k, count), dtype=np.float32)
+    first = voices[0]
+    if count > _CHUNK or any(v.sample_rate != first.sample_rate or (
+            v.params is not first.params and v.params != first.params) for v in voices):
+        return np.stack([v.process(row) for v, row in zip(voices, x, strict=True)])
+    if not math.isfinite(np.add.reduce(x, axis=None)):
+        x = np.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0)  # as `process` does
+    return _batch(voices, x) if k > 1 else _batch(voices, x[0])[None]
+
+
+def _controls(voices: Sequence[DrunkVoice], runs: list, count: int) -> np.ndarray:
+    """Each voice's rows LFO phase, ln(peak pitch ratio) and signed step over the next
+    `count` samples, from its `runs` (`DrunkVoice._control_runs`): 3 x count for one
+    voice, 3 x voices x count for several."""
+    k = len(voices)
+    out = np.empty((3 * k, count))
+    for j, voice_runs in enumerate(runs):
+        for start, stop, coef in voice_runs:
+            np.matmul(np.reshape(coef, (3, 5)), _POWERS[:, : stop - start],
+                      out=out[3 * j : 3 * j + 3, start:stop])
+    return out if k == 1 else out.reshape(k, 3, count).transpose(1, 0, 2)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_row(offset: float, count: int) -> np.ndarray:
+    """offset + j for j = 0..count-1 (read-only, shared)."""
+    row = np.arange(count, dtype=np.float64) + offset
+    row.flags.writeable = False
+    return row
+
+
+@functools.lru_cache(maxsize=16)
+def _nodes(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Chebyshev nodes over sample indices 0..count-1: their powers 0..4 (5 x
+    _NODES), and the Lagrange basis through them at every index (_NODES x count:
+    values at the nodes @ basis = the interpolating polynomial at each sample)."""
+    half = (count - 1) / 2.0
+    x = np.cos((2 * np.arange(_NODES) + 1) * math.pi / (2 * _NODES))  # in (-1, 1)
+    powers = np.vander(half * (x + 1.0), 5, increasing=True).T.copy()
+    at = np.arange(count) / half - 1.0
+    basis = np.ones((_NODES, count))
+    for i in range(_NODES):
+        for m in range(_NODES):
+            if m != i:
+                basis[i] *= (at - x[m]) / (x[i] - x[m])
+    powers.flags.writeable = basis.flags.writeable = False
+    return powers, basis
+
+
+def _swing(voices: Sequence[DrunkVoice], count: int) -> np.ndarray:
+    """Each voice's delay swing (samples, signed: the read point is the base delay plus
+    it) over the next `count` samples: count, or voices x count.
+
+    swing = expm1(ln ratio) / step * sin(phase). Inside one wander interval this is a
+    smooth function of the sample index (a chunk of at most `_node_span` samples sees
+    a small part of the wander and at most 1.5 rad of the LFO), so it is taken at
+    _NODES Chebyshev nodes and interpolated (within ~1e-8 samples of the formula at
+    every sample: tests/audio/test_drunk.py), instead of the formula at every sample.
+    """
+    k = len(voices)
+    first = voices[0]
+    runs = [voice._control_runs(count) for voice in voices]
+    if _NODES * 4 <= count <= first._node_span and all(len(r) == 1 for r in runs):
+        coef = np.array([c for r in runs for c in r[0][2]]).reshape(3 * k, 5)
+        powers, basis = _nodes(count)
+        phase, lnratio, step = (coef @ powers).reshape(k, 3, _NODES).transpose(1, 0, 2)
+        at = np.expm1(lnratio)
+        at /= step  # (the step's sign is the sign of sin(phase) / sin(row))
+        at *= np.sin(phase)
+        out = at @ basis
+        return out[0] if k == 1 else out
+    # The formula at every sample.
+    phase, lnratio, step = _controls(voices, runs, count)
+    swing = np.expm1(lnratio)
+    swing /= step
+    if first._clamp:
+        np.clip(swing, -first._amp_max, first._amp_max, out=swing)
+    swing *= np.sin(phase)
+    return swing
+
+
+def _batch(voices: Sequence[DrunkVoice], x: np.ndarray) -> np.ndarray:
+    """Wobble -> low-pass -> echo -> tremolo -> soft clip for one chunk per voice:
+    `x` is one voice's chunk (1-d), or voices x samples (2-d); finite samples, at most
+    _CHUNK of them, the voices sharing their params. Every array below is one row per
+    voice, 1-d for one voice (the `...` indexing serves both)."""
+    count = x.shape[-1]
+    first = voices[0]
+    # Vibrato by a modulated delay: pitch ratio = 1 - d(delay)/dt, average exactly 1.
+    # Peak pitch ratio r = 2*pi*f*A/sr  <=>  A = r*sr/(2*pi*f) = r/step.
+    swing = _swing(voices, count)
+    # Read point of input sample j of the chunk: history + j - delay, in the history
+    # then the chunk (`_write`), delay = base delay + swing.
+    pos = np.subtract(_read_row(first._history_len - first._base_delay, count), swing, out=swing)
+    i = pos.astype(np.intp)  # positions are >= 1, so truncation is floor
+    f = pos - i
+    taps = i[..., None, :] + _TAPS  # the 4 neighbours of each read point: 4 x count a voice
+    if x.ndim == 1:
+        near = first._write(x).take(taps)
+    else:
+        near = np.empty(taps.shape)
+        for j, (voice, row) in enumerate(zip(voices, x, strict=True)):
+            # (every index is inside the history by construction: "clip" clips nothing, and
+            # unlike "raise" it writes to `out` directly instead of through a copy)
+            voice._write(row).take(taps[j], out=near[j], mode="clip")
+    # The 4-point Lagrange interpolator, Farrow form: x[i] + f*(c1 + f*(c2 + f*c3)).
+    c = _FARROW @ near
+    y = np.multiply(c[..., 2, :], f, out=c[..., 2, :])
+    y += c[..., 1, :]
+    y *= f
+    y += c[..., 0, :]
+    y *= f
+    y += near[..., 1, :]
+    if x.ndim == 1:
+        y, zf = _lfilter(first._lp_b, first._lp_a, y, first._lp_zi)
+        mix = first._finish(y, zf)
+    else:
+        y, zf = _lfilter(first._lp_b, first._lp_a, y, np.array([v._lp_zi for v in voices]))
+        mix = [voice._finish(row, z) for voice, row, z in zip(voices, y, zf, strict=True)]
+    # Tremolo by rotation, then the soft clip (1/ceiling folded into the tremolo).
+    y *= np.array(mix) @ first._trem_rows[:, :count]
+    out = np.tanh(y, out=np.empty(y.shape, dtype=np.float32), dtype=np.float32,
+                  casting="same_kind")
+    out *= first._ceiling
+    return out

@@ -45,12 +45,24 @@ class SpeakerEffects:
         self.active.pop(pid, None)
         self._quiet.pop(pid, None)
 
-    def process(self, pid: str, effect, frame: np.ndarray) -> np.ndarray:
-        """`frame` of speaker `pid` through their `effect` (as is while it rests)."""
-        if frame.any():
-            self._quiet[pid] = 0
-        elif self._quiet[pid] >= EFFECT_REST_FRAMES:
-            return frame  # resting: its tail has died away
-        else:
-            self._quiet[pid] += 1
-        return effect.process(frame)
+    def process(self, frames: dict[str, np.ndarray], energies: dict[str, float]) -> dict[str, np.ndarray]:
+        """Each speaker's frame (`frames`: speaker with an effect -> this tick's frame, all
+        of one length; `energies`: its sum of squares) through their effect, all in one
+        batch; the frame itself (the very object) for a speaker whose effect rests."""
+        out = dict(frames)
+        busy, rows = [], []
+        for pid, frame in frames.items():
+            if energies[pid] != 0.0 or frame.any():
+                self._quiet[pid] = 0
+            elif self._quiet[pid] >= EFFECT_REST_FRAMES:
+                continue  # resting: its tail has died away
+            else:
+                self._quiet[pid] += 1
+            busy.append(pid)
+            rows.append(frame)
+        if busy:
+            from audio.drunk import process_frames  # (loaded with the first DrunkVoice)
+
+            done = process_frames([self.active[p] for p in busy], np.array(rows))
+            out.update(zip(busy, done, strict=True))
+        return out

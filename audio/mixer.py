@@ -23,11 +23,11 @@ cues playing change. A stereo mix comes out as a (FRAME, 2) interleaved
 array, a mono one as (FRAME,). A change of one's own volumes cross-fades in
 the next tick (audio/ramp.py).
 
-Limiter state is kept per listener (one float, the gain in dB). A group
-starts each tick from the lowest gain among its members (they are all equal
-unless the group was just formed by a routing change) and writes the result
-back to every member; so a listener moving to another group keeps a smooth
-gain and shared arrays stay correct.
+Limiter state is kept per listener (one float, the linear gain; see
+audio/limits.py). A group starts each tick from the lowest gain among its
+members (they are all equal unless the group was just formed by a routing
+change) and writes the result back to every member; so a listener moving to
+another group keeps a smooth gain and shared arrays stay correct.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import numpy as np
 
 from audio.format import FRAME
 from audio.limiter import limit
+from audio.limits import ListenerLimits
 from audio.listeners import ListenerGains
 from audio.mouth import MouthMeter
 from audio.plan import Plan, group, merged, silent
@@ -70,8 +71,7 @@ class RoomMixer:
         self._sources = Sources(seed)  # the speakers, their queues and effects; the cues playing
         self._listeners = ListenerGains()  # the listeners' volumes, seats, stereo or mono
         self._routing = Routing()
-        self._gain_db = np.zeros(0)
-        self._limiting = False  # some listener's limiter gain is below 0 dB
+        self._limits = ListenerLimits()  # each listener's limiter gain
         self._silence = {c: silent(c) for c in (1, 2)}  # channels -> the shared silent mix
         self._mouths = MouthMeter()
         self._plan: Plan | None = None
@@ -92,7 +92,7 @@ class RoomMixer:
         if pid in self._sources.queues:
             return
         self._sources.add(pid)
-        self._gain_db = np.append(self._gain_db, 0.0)
+        self._limits.add()
         self._mouths.add()
         self._sync_effects()
         self._plan = None
@@ -107,7 +107,7 @@ class RoomMixer:
         if pid not in self._sources.queues:
             return
         row = self._sources.remove(pid)
-        self._gain_db = np.delete(self._gain_db, row)
+        self._limits.remove(row)
         self._mouths.remove(row)
         self._listeners.forget(pid)
         self._plan = None
@@ -277,29 +277,21 @@ class RoomMixer:
         ramps = audible(plan, sounding) if plan.ramps else {}
         if plan.ramps:
             self._plan = None  # the next tick regroups without the ramps
-        if self._limiting or ramps:
+        limiting = self._limits.engaged
+        if limiting or ramps:
             mplan, merged_of = plan, None
-            # each group's smallest state (every state is <= 0 dB)
-            start = np.minimum.reduceat(self._gain_db[plan.by_group], plan.group_starts)[plan.row_group]
+            start = self._limits.start(plan)
         else:
             mplan, merged_of = merged(plan, sounding)
-            start = np.zeros(len(mplan.row_group))
-        if not sounding and not self._limiting:
+            start = np.ones(len(mplan.row_group))
+        if not sounding and not limiting:
             # Nothing sounds: every mix is silence, one array per channel count.
             rows = [self._silence[c] for c in mplan.channels]
             return self._result(t0, plan, players, mouths, _per_group(rows, merged_of), finished)
         mixed = mplan.gains @ window
         cross_fade(mixed, plan, ramps, window)
         out, row_state = limit(mixed, start, mplan.partner)
-        if row_state.any():
-            # each group's smallest row state (a stereo pair's two rows; states are <= 0 dB)
-            state = np.minimum.reduceat(row_state, mplan.first_row)
-            self._gain_db = state[plan.group_of if merged_of is None
-                                  else np.asarray(merged_of)[plan.group_of]]
-            self._limiting = True
-        elif self._limiting:
-            self._gain_db = np.zeros(n)
-            self._limiting = False
+        self._limits.update(mplan, plan, merged_of, row_state)
         out = np.ascontiguousarray(out, dtype=np.float32)  # a new array: this tick's own
         out.flags.writeable = False  # one array serves several listeners (so do its rows)
         if mplan.partner is None:

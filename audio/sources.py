@@ -95,28 +95,39 @@ class Sources:
             # last tick's last LOOKAHEAD samples (zero for whoever was silent)
             window[:n, :LOOKAHEAD] = window[:n, FRAME:]
             self._ahead_dirty = any(was_live)
-        energies = [0.0] * n
-        live = [False] * n
-        queues, effects = self.queues, self.effects.active
-        for i, pid in enumerate(self.players):
+        queues = self.queues
+        frames = []
+        for pid in self.players:
             try:
-                frame = queues[pid].pop()
+                frames.append(queues[pid].pop())
             except Exception:
                 # One speaker's queue must not cost every listener this tick's frame.
-                frame = self._queue_failed(pid)
-            if frame is not SILENT_FRAME:
-                energy = float(frame.dot(frame))  # (the method: no dispatch per speaker)
-                if energy == 0.0 and not frame.any():
-                    frame = SILENT_FRAME  # pushed digital silence (a mic without DTX)
-                energies[i] = energy
-            effect = effects.get(pid)
-            if effect is not None:
-                frame = self.effects.process(pid, effect, frame)
-            if frame is not SILENT_FRAME:
-                window[i, LOOKAHEAD:] = frame
-                live[i] = True
-            elif was_live[i]:
-                window[i, LOOKAHEAD:] = 0.0
+                frames.append(self._queue_failed(pid))
+        live = [frame is not SILENT_FRAME for frame in frames]
+        energies = [0.0] * n
+        if any(live):
+            # Every speaker's frame in one assignment (a silent one's row: zeros), and
+            # every frame's energy (before effects) in one product of rows by themselves.
+            body = window[:n, LOOKAHEAD:]
+            body[...] = frames
+            energies = np.matmul(body[:, None, :], body[:, :, None]).reshape(n).tolist()
+            if 0.0 in energies:
+                for i, energy in enumerate(energies):
+                    if energy == 0.0 and live[i] and not frames[i].any():
+                        frames[i] = SILENT_FRAME  # pushed digital silence (a mic without DTX)
+                        live[i] = False
+        elif any(was_live):
+            window[:n, LOOKAHEAD:] = 0.0
+        effects = self.effects.active
+        if effects:
+            rows = {pid: self.players.index(pid) for pid in effects}
+            done = self.effects.process({pid: frames[i] for pid, i in rows.items()},
+                                        {pid: energies[i] for pid, i in rows.items()})
+            for pid, frame in done.items():
+                i = rows[pid]
+                if frame is not SILENT_FRAME:
+                    window[i, LOOKAHEAD:] = frame
+                    live[i] = True
         sounding = tuple(i for i in range(n) if live[i] or was_live[i])
         self._tail_live = live
         finished = False

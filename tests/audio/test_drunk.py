@@ -278,3 +278,49 @@ def test_input_is_left_alone_and_outputs_are_fresh_arrays():
     voice.process(tone(440.0, 0.02))
     assert np.array_equal(a, kept)
     assert np.array_equal(first, first_kept)
+
+
+# --------------------------------------------------------------- fast paths
+# The mixer runs the drunk voices of a tick as one batch, and takes a chunk's
+# delay swing from a few nodes when the chunk sits inside one wander interval
+# (issue 37 item 7): both must give what the general path gives.
+
+
+def test_a_batch_of_voices_gives_each_voice_what_it_gives_alone():
+    from audio.drunk import process_frames
+
+    x = [tone(200.0 + 37 * k, 2.0) + 0.2 * tone(1500.0 - 90 * k, 2.0) for k in range(3)]
+    alone = [DrunkVoice(seed=k) for k in range(3)]
+    together = [DrunkVoice(seed=k) for k in range(3)]
+    odd = DrunkVoice(seed=7, params=ODD_PARAMS[1])  # other params: not batched with the rest
+    odd_alone = DrunkVoice(seed=7, params=ODD_PARAMS[1])
+    for t in range(0, x[0].size - FRAME, FRAME):
+        frames = np.stack([s[t : t + FRAME] for s in x] + [x[0][t : t + FRAME]])
+        if t // FRAME % 20 == 3:
+            frames[1] = 0.0  # one voice silent for a frame
+        got = process_frames(together + [odd], frames)
+        want = [v.process(f) for v, f in zip(alone + [odd_alone], frames, strict=True)]
+        assert got.shape == frames.shape and got.dtype == np.float32
+        assert np.max(np.abs(got - np.stack(want))) <= 1e-6
+
+
+@pytest.mark.parametrize("count", [960, 1023, 500, 64])
+def test_the_swing_from_nodes_is_the_formula_at_every_sample(count):
+    import copy
+
+    from audio.drunk import _controls, _swing
+
+    nodes = 0
+    for seed in (1, 2, 3):
+        voice = DrunkVoice(seed=seed)
+        for _ in range(120):
+            twin = copy.deepcopy(voice)
+            got = _swing([voice], count)
+            runs = twin._control_runs(count)
+            phase, lnratio, step = _controls([twin], [runs], count)
+            want = np.expm1(lnratio) / step * np.sin(phase)
+            assert np.max(np.abs(got - want)) <= 1e-7  # samples of delay
+            nodes += len(runs) == 1 and count <= voice._node_span
+            voice._n += count
+            twin._n += count
+    assert nodes >= 300  # the fast path did run (a chunk across a knot takes the formula)

@@ -183,3 +183,29 @@ def test_silent_drunk_speaker_rests_then_comes_back_without_click():
     assert not out[int(2.5 * 48000) : int(3.0 * 48000)].any()  # resting: exact silence
     assert np.abs(out[int(3.2 * 48000) :]).max() > 0.1  # heard again when talking
     assert np.abs(np.diff(out)).max() < 0.1  # and no click anywhere
+
+
+def test_the_frames_energies_in_one_product_are_each_frames_own_sum_of_squares():
+    # Sources.read writes every frame at once and takes every energy in one product
+    # (issue 37 item 7): the same values as each frame's own dot product, zeros for the
+    # silent and for pushed digital silence, which does not sound.
+    from audio.sources import Sources
+
+    src = Sources()
+    rng = np.random.default_rng(3)
+    for p in ("a", "b", "c", "d"):
+        src.add(p)
+    frames = {p: (0.2 * rng.standard_normal(960)).astype(np.float32) for p in ("a", "c")}
+    frames["d"] = np.zeros(960, np.float32)
+    for p, f in frames.items():
+        src.queues[p].push(f)
+    for _ in range(3):
+        window, sounding, energies, _ = src.read()
+        if any(energies):
+            break
+    played = [np.array(window[i, -960:]) for i in range(4)]  # the frames as played
+    assert energies[0] == float(played[0].dot(played[0])) > 1.0
+    assert energies[2] == float(played[2].dot(played[2])) > 1.0
+    assert energies[1] == energies[3] == 0.0
+    assert sounding == (0, 2)
+    assert not window[[1, 3]].any()
