@@ -14,7 +14,9 @@ given twice is the later folder's).
   dictionary (404 for a language without complete strings).
 
 Italian is the reference: a language's strings are complete when each area holds
-exactly Italian's keys of that area. One that is not is not offered as a UI language,
+exactly Italian's keys of that area, plural forms as the language's rule has them (a
+`KEY.one` Italian has is needed where the rule has "one"; a `KEY.few` Italian has not is
+welcome where it has "few": see PLURAL_FORMS). One that is not is not offered as a UI language,
 and start-up logs what it lacks or has too many, area by area (it is not refused: the
 server starts with the other languages).
 """
@@ -44,6 +46,10 @@ BUILTIN = Path(game.__file__).resolve().parent / "langs"
 REFERENCE = "it"
 FIELDS = ("code", "name", "speech", "order", "plural")
 SHOWN = 8   # keys named per area in a problem report
+# The forms beside "other" of each plural rule of web/js/plural.js's RULES (kept equal:
+# tests/browser/test_i18n.py runs both); "cldr:<locale>" rules may have any CLDR form.
+PLURAL_FORMS = {"one_other": {"one"}, "one_below_two": {"one"}, "none": set()}
+CLDR_FORMS = {"zero", "one", "two", "few", "many"}
 
 
 class LanguageError(ValueError):
@@ -83,6 +89,10 @@ def read_language(folder: Path) -> Language:
     missing = [f for f in FIELDS if f not in meta]
     if missing:
         raise LanguageError(f"{folder / 'language.json'}: no {', '.join(missing)}")
+    try:
+        plural_forms(str(meta["plural"]))
+    except LanguageError as exc:
+        raise LanguageError(f"{folder / 'language.json'}: {exc}") from exc
     if meta["code"] != folder.name:
         raise LanguageError(f"{folder / 'language.json'}: code {meta['code']!r} in a folder "
                             f"named {folder.name!r}")
@@ -103,9 +113,34 @@ def _some(keys: set[str]) -> str:
     return ", ".join(names[:SHOWN]) + more
 
 
-def ui_problems(areas: dict[str, dict[str, str]], reference: dict[str, dict[str, str]]) -> list[str]:
-    """What keeps `areas` from being complete against `reference` (Italian's), per area:
-    an area missing or extra, keys missing or extra, a key in two areas."""
+def plural_forms(rule: str) -> tuple[set[str], set[str]]:
+    """(forms needed where Italian has them, forms allowed) of a plural rule."""
+    if rule in PLURAL_FORMS:
+        return PLURAL_FORMS[rule], PLURAL_FORMS[rule]
+    if rule.startswith("cldr:"):
+        return set(), CLDR_FORMS
+    raise LanguageError(f"unknown plural rule {rule!r} (known: {sorted(PLURAL_FORMS)}, cldr:<locale>)")
+
+
+def _form(key: str, base_keys: set[str], forms: set[str]) -> bool:
+    """Whether `key` is a plural form (`BASE.FORM`, FORM in `forms`) of a key of `base_keys`."""
+    base, _, form = key.rpartition(".")
+    return form in forms and base in base_keys
+
+
+def area_difference(have: set[str], want: set[str], rule: str) -> tuple[set[str], set[str]]:
+    """(missing, extra) keys of one area against Italian's, plural forms by `rule`."""
+    needed, allowed = plural_forms(rule)
+    missing = {k for k in want - have if not _form(k, want, CLDR_FORMS - needed)}
+    extra = {k for k in have - want if not _form(k, want, allowed)}
+    return missing, extra
+
+
+def ui_problems(areas: dict[str, dict[str, str]], reference: dict[str, dict[str, str]],
+                rule: str = "one_other") -> list[str]:
+    """What keeps `areas` (of a language with plural `rule`) from being complete against
+    `reference` (Italian's), per area: an area missing or extra, keys missing or extra,
+    a key in two areas."""
     out = []
     if not areas:
         return ["no ui/ strings"]
@@ -114,11 +149,11 @@ def ui_problems(areas: dict[str, dict[str, str]], reference: dict[str, dict[str,
     for area in sorted(set(areas) - set(reference)):
         out.append(f"ui/{area}.json is not one of Italian's areas")
     for area in sorted(set(areas) & set(reference)):
-        have, want = set(areas[area]), set(reference[area])
-        if want - have:
-            out.append(f"ui/{area}.json lacks {_some(want - have)}")
-        if have - want:
-            out.append(f"ui/{area}.json has keys Italian has not: {_some(have - want)}")
+        missing, extra = area_difference(set(areas[area]), set(reference[area]), rule)
+        if missing:
+            out.append(f"ui/{area}.json lacks {_some(missing)}")
+        if extra:
+            out.append(f"ui/{area}.json has keys Italian has not: {_some(extra)}")
     seen: dict[str, str] = {}
     for area, strings in sorted(areas.items()):
         for key in strings:
@@ -208,7 +243,7 @@ def load_languages(roots: list[Path]) -> Languages:
         raise LanguageError(f"no {REFERENCE!r} language among {[str(r) for r in roots]}")
     reference = by_code[REFERENCE].areas
     for lang in by_code.values():
-        lang.problems = ui_problems(lang.areas, reference)
+        lang.problems = ui_problems(lang.areas, reference, lang.meta["plural"])
         if lang.problems and lang.areas:
             log.error("languages: %s is not offered as a UI language: %s", lang.folder,
                       "; ".join(lang.problems))

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from server.edge.langs import PLURAL_FORMS, area_difference, ui_problems
 from tests.browser.harness import LANGS_DIR, ui_langs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +31,10 @@ def area_files(lang: str) -> dict[str, Path]:
 def areas() -> list[str]:
     """Italian's areas: what every language must have."""
     return list(area_files(REFERENCE))
+
+
+def meta(lang: str) -> dict:
+    return json.loads((LANGS_DIR / lang / "language.json").read_text(encoding="utf-8"))
 
 
 def load_area(lang: str, area: str) -> dict[str, str]:
@@ -60,24 +67,55 @@ def test_each_language_has_italians_areas(lang):
 @pytest.mark.parametrize("lang", [code for code in LANGS if code != REFERENCE])
 @pytest.mark.parametrize("area", areas())
 def test_an_area_has_exactly_italians_keys(lang, area):
-    """A key missing or extra in any ui file of any language, against Italian's."""
+    """A key missing or extra in any ui file of any language, against Italian's (plural
+    forms as the language's rule has them: the server's own comparison)."""
     path = LANGS_DIR / lang / "ui" / f"{area}.json"
     assert path.is_file(), f"{lang}: no ui/{area}.json"
     have, want = set(load_area(lang, area)), set(load_area(REFERENCE, area))
-    assert have == want, {"area": f"{lang}/ui/{area}.json", "missing": sorted(want - have),
-                          "extra": sorted(have - want)}
+    missing, extra = area_difference(have, want, meta(lang)["plural"])
+    assert not missing and not extra, {"area": f"{lang}/ui/{area}.json", "missing": sorted(missing),
+                                       "extra": sorted(extra)}
+    if meta(lang)["plural"] == meta(REFERENCE)["plural"]:
+        assert have == want
 
 
-def test_the_key_check_sees_a_missing_and_an_extra_key(tmp_path):
+def test_the_key_check_sees_a_missing_and_an_extra_key():
     """The same comparison the server makes at start-up finds both kinds of fault."""
-    from server.edge.langs import ui_problems
-
     ref = {"app": {"a": "1", "b": "2"}, "tv": {"c": "3"}}
     assert ui_problems({"app": {"a": "1", "b": "2"}, "tv": {"c": "3"}}, ref) == []
     problems = ui_problems({"app": {"a": "1", "z": "9"}, "tv": {"c": "3"}}, ref)
     assert any("ui/app.json lacks b" in p for p in problems), problems
     assert any("ui/app.json has keys Italian has not: z" in p for p in problems), problems
     assert ui_problems({"app": {"a": "1", "b": "2"}}, ref) == ["ui/tv.json is missing"]
+
+
+def test_plural_forms_follow_the_languages_rule():
+    """Italian's `n.one` is needed under one_other, not under none; a `n.few` Italian has
+    not is an extra key under one_other, a welcome form under a CLDR rule."""
+    want = {"n", "n.one", "x"}
+    assert area_difference({"n", "x"}, want, "one_other") == ({"n.one"}, set())
+    assert area_difference({"n", "x"}, want, "none") == (set(), set())
+    assert area_difference({"n", "n.one", "n.few", "x"}, want, "one_other") == (set(), {"n.few"})
+    assert area_difference({"n", "n.one", "n.few", "n.many", "x"}, want, "cldr:pl") == (set(), set())
+    assert area_difference({"n", "n.one", "x.few", "z.few"}, {"n", "n.one"}, "cldr:pl") == (
+        set(), {"x.few", "z.few"})
+
+
+def test_plural_js_and_the_servers_forms_agree():
+    """Each fixed rule of web/js/plural.js picks only "other" and the forms the server
+    expects of it (server/edge/langs.py PLURAL_FORMS), and each picks every one of them."""
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("no node")
+    script = ("import { RULES } from './plural.js';\n"
+              "const ns = [0, 1, 2, 3, 5, 11, 21, 22, 100, 1000000, 0.5, 1.5, 2.5, -1];\n"
+              "const out = {};\n"
+              "for (const [id, f] of Object.entries(RULES)) out[id] = [...new Set(ns.map(f))].sort();\n"
+              "console.log(JSON.stringify(out));\n")
+    res = subprocess.run([node, "--input-type=module", "-e", script], cwd=WEB / "js",
+                         capture_output=True, text=True, timeout=30, check=True)
+    got = json.loads(res.stdout)
+    assert got == {rule: sorted(forms | {"other"}) for rule, forms in PLURAL_FORMS.items()}, got
 
 
 def plural_rules() -> set[str]:
@@ -95,7 +133,7 @@ def test_language_json_gives_what_the_client_reads(lang):
     assert meta["code"] == lang and meta["name"].strip()
     assert re.fullmatch(r"[a-z]{2,3}(-[A-Z][A-Za-z]{1,3})?", meta["speech"]), meta["speech"]
     assert meta["speech"].split("-")[0] == lang
-    assert {"one_other", "one_below_two", "none"} <= plural_rules()
+    assert set(PLURAL_FORMS) == plural_rules()
     assert meta["plural"] in plural_rules() or meta["plural"].startswith("cldr:"), meta["plural"]
 
 

@@ -141,6 +141,7 @@ def test_a_language_of_words_only_is_named_but_not_spoken(tmp_path, caplog):
 @pytest.mark.parametrize("bad,why", [
     ({"code": "zv", "name": "V", "speech": "zv-ZV", "order": 7}, "no plural"),
     ({"code": "other", "name": "V", "speech": "zv-ZV", "order": 7, "plural": "none"}, "folder named"),
+    ({"code": "zv", "name": "V", "speech": "zv-ZV", "order": 7, "plural": "dual"}, "unknown plural rule"),
 ])
 def test_a_broken_language_json_stops_start_up_with_its_path(tmp_path, bad, why):
     folder = tmp_path / "zv"
