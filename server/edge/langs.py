@@ -3,9 +3,9 @@
 A language is a folder (docs/languages.md): `language.json` (its code, the endonym shown
 in language menus, the speech-synthesis locale, its place in menus, its plural rule) and
 `ui/<area>.json`, the client's strings of each area (flat key -> string). The folders are
-game/langs/<code>/ and, after them, those named by `settings.langs_dir` (SUSSURRO_LANGS_DIR:
-folders separated by os.pathsep, each a language folder or a folder of them; a code
-given twice is the later folder's).
+game/langs/<code>/ and the <code>/ folders of each folder `settings.langs_dir` names
+(SUSSURRO_LANGS_DIR, os.pathsep between them); a code found twice stops start-up, as
+the game core's loader does.
 
 - `GET /i18n/langs.json`: the manifest, one entry per language in menu order:
   `{code, name, speech, order, plural, ui}`; `ui` false for a language whose strings
@@ -48,7 +48,7 @@ FIELDS = ("code", "name", "speech", "order", "plural")
 SHOWN = 8   # keys named per area in a problem report
 # The forms beside "other" of each plural rule of web/js/plural.js's RULES (kept equal:
 # tests/browser/test_i18n.py runs both); "cldr:<locale>" rules may have any CLDR form.
-PLURAL_FORMS = {"one_other": {"one"}, "one_below_two": {"one"}, "none": set()}
+PLURAL_FORMS = {"one_other": {"one"}, "one_includes_zero": {"one"}, "none": set()}
 CLDR_FORMS = {"zero", "one", "two", "few", "many"}
 
 
@@ -164,13 +164,10 @@ def ui_problems(areas: dict[str, dict[str, str]], reference: dict[str, dict[str,
 
 
 def language_folders(roots: list[Path]) -> list[Path]:
-    """The language folders under `roots`, in order: a root with a language.json is one
-    itself; otherwise each of its sub-folders that has one."""
+    """The language folders under `roots` (each sub-folder with a language.json), in order."""
     out = []
     for root in roots:
-        if (root / "language.json").is_file():
-            out.append(root)
-        elif root.is_dir():
+        if root.is_dir():
             out += [p for p in sorted(root.iterdir()) if (p / "language.json").is_file()]
         else:
             log.warning("languages: %s is not a folder", root)
@@ -185,10 +182,10 @@ def extra_roots(settings: Settings) -> list[Path]:
 def add_game_dirs(roots: list[Path]) -> None:
     """Tell the game core about the extra language folders (their words, text rules).
 
-    The one place the server hands them over: game.langs.add_dir (issue 38's loader);
-    until the core has it, the extra folders bring their UI strings only."""
+    The one place the server hands them over: game.languages.add_dir, the core's loader
+    (issue 38); without it the extra folders bring their UI strings only."""
     try:
-        core = importlib.import_module("game.langs")
+        core = importlib.import_module("game.languages")
     except ImportError:
         return
     add_dir = getattr(core, "add_dir", None)
@@ -231,13 +228,14 @@ def _dump(value: object) -> bytes:
 
 
 def load_languages(roots: list[Path]) -> Languages:
-    """Read every language under `roots` (a later folder of one code replaces an earlier);
-    check each one's strings against Italian's and log what an incomplete one lacks."""
+    """Read every language under `roots`; check each one's strings against Italian's and
+    log what an incomplete one lacks."""
     by_code: dict[str, Language] = {}
     for folder in language_folders(roots):
         lang = read_language(folder)
         if lang.code in by_code:
-            log.info("languages: %s replaces %s", folder, by_code[lang.code].folder)
+            raise LanguageError(f"{folder}: language {lang.code!r} is also in "
+                                f"{by_code[lang.code].folder}")
         by_code[lang.code] = lang
     if REFERENCE not in by_code:
         raise LanguageError(f"no {REFERENCE!r} language among {[str(r) for r in roots]}")

@@ -9,7 +9,7 @@ export const RULES = {
   // one for exactly 1, other for the rest (Italian, English, Spanish).
   one_other: (n) => (Math.abs(n) === 1 ? "one" : "other"),
   // one below 2, 0 and 1.5 included (French).
-  one_below_two: (n) => (Math.abs(n) < 2 ? "one" : "other"),
+  one_includes_zero: (n) => (Math.abs(n) < 2 ? "one" : "other"),
   // no plural forms (the key alone).
   none: () => "other",
 };
