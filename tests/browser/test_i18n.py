@@ -131,7 +131,7 @@ def test_language_json_gives_what_the_client_reads(lang):
     for name, kind in FIELDS.items():
         assert isinstance(meta.get(name), kind), (lang, name, meta.get(name))
     assert meta["code"] == lang and meta["name"].strip()
-    assert re.fullmatch(r"[a-z]{2,3}(-[A-Z][A-Za-z]{1,3})?", meta["speech"]), meta["speech"]
+    assert re.fullmatch(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*", meta["speech"]), meta["speech"]
     assert meta["speech"].split("-")[0] == lang
     assert set(PLURAL_FORMS) == plural_rules()
     assert meta["plural"] in plural_rules() or meta["plural"].startswith("cldr:"), meta["plural"]
