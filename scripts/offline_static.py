@@ -4,7 +4,8 @@
     .venv/bin/python scripts/offline_static.py OUT_DIR
 
 OUT_DIR then holds what the server serves under /offline/ and /static/ (the page,
-its modules and service worker, the web client's modules, styles and words, Pyodide
+its modules and service worker, the web client's modules, styles and strings (the
+languages' manifest and dictionaries of /i18n/, as the server merges them), Pyodide
 and the game core, the service worker's list and the web app manifest with its icons),
 laid out at the same paths, and an index.html that opens /offline/. Publish OUT_DIR at
 the root of any HTTPS static host (docs/deploy.md, "One phone, offline"); a phone that
@@ -28,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from server.config import load_settings  # noqa: E402
+from server.edge.langs import Languages, languages_for  # noqa: E402
 from server.edge.offline import build_manifest, page_files  # noqa: E402
 
 WEB = ROOT / "web"
@@ -88,9 +91,12 @@ def write_icons(folder: Path) -> None:
         (folder / f"icon-{size}.png").write_bytes(icon_png(size))
 
 
-def build_static(out: Path, web_dir: Path = WEB, offline_dir: Path = BUILT) -> dict:
-    """Write the static site into `out` (emptied first); its service worker list."""
-    manifest = build_manifest(web_dir, offline_dir)
+def build_static(out: Path, web_dir: Path = WEB, offline_dir: Path = BUILT,
+                 langs: Languages | None = None) -> dict:
+    """Write the static site into `out` (emptied first); its service worker list.
+    `langs`: the languages to publish (default: the server's, SUSSURRO_LANGS_DIR included)."""
+    langs = langs or languages_for(load_settings())
+    manifest = build_manifest(web_dir, offline_dir, langs)
     if manifest is None:
         raise SystemExit(f"{offline_dir} is not built: run scripts/offline_assets.py")
     if out.exists():
@@ -111,9 +117,13 @@ def build_static(out: Path, web_dir: Path = WEB, offline_dir: Path = BUILT) -> d
                 continue
             src, dst = offline_dir / rel, out / url.lstrip("/")
         else:
-            continue  # the page's own files, copied above
+            continue  # the page's own files, copied above; the languages' below
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
+    for url, data in langs.files().items():
+        dst = out / url.lstrip("/")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(data)
     (page / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (out / "index.html").write_text(INDEX, encoding="utf-8")
     return manifest

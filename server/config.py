@@ -58,6 +58,9 @@ class Settings:
     # What the one-phone page needs offline (Pyodide, the core archive), built by
     # scripts/offline_assets.py (run by scripts/setup.sh) and served under /offline/.
     offline_dir: str = field(default_factory=lambda: _default_offline_dir())
+    # Language folders beside game/langs/ (os.pathsep between them; each a language folder
+    # or a folder of them): a language added by data alone (docs/languages.md).
+    langs_dir: str = ""
     # Public base URL for QR codes and links; empty: derived from the request
     # (with --lan: the https address on the machine's main LAN address).
     public_url: str = ""

@@ -39,6 +39,7 @@ from server.edge.context import Edge, Throttles
 from server.edge.forwarded import TrustedProxies
 from server.edge.health import add_health_routes
 from server.edge.httpguard import BodyLimit, CrossSite, SecurityHeaders
+from server.edge.langs import languages_for
 from server.edge.pages import add_page_routes, mount_files
 from server.edge.replies import error, validation_message
 from server.edge.sockets import add_socket_route
@@ -136,6 +137,9 @@ def _lifespan(edge: Edge):
 
 def create_app(settings: Settings) -> FastAPI:
     """The whole server as an ASGI app; rooms are restored from the store at start-up."""
+    # The languages first: the extra folders reach the game core before anything reads it
+    # (the catalog, a restored room in such a language).
+    langs = languages_for(settings)
     edge = _build_edge(settings)
     cluster = edge.cluster
 
@@ -172,6 +176,6 @@ def create_app(settings: Settings) -> FastAPI:
     add_api_routes(app, edge)
     add_health_routes(app, edge)
     add_page_routes(app, edge)
-    mount_files(app, edge)
+    mount_files(app, edge, langs)
     add_socket_route(app, edge)
     return app

@@ -8,7 +8,8 @@
   for browsers that accept it (the `.gz` beside each big file).
 - `/offline/manifest.json`: every URL the service worker caches on the first
   visit (the page, the web client's modules, styles and translations, the
-  built assets) and a version that changes when any of them does.
+  built assets, the languages' manifest and strings of /i18n/) and a version that
+  changes when any of them does.
 
 The page itself runs the game core in the browser: nothing here knows a rule.
 """
@@ -24,9 +25,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from server.config import Settings
+from server.edge.langs import Languages
 
-# Files of web/ the page may load (its modules import the shared ones of web/js).
-_WEB_PARTS = (("js", ".js"), ("css", ".css"), ("i18n", ".json"))
+# Files of web/ the page may load (its modules import the shared ones of web/js); its
+# strings are the languages' (server/edge/langs.py), served under /i18n/.
+_WEB_PARTS = (("js", ".js"), ("css", ".css"))
 _TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".mjs": "text/javascript; charset=utf-8",
@@ -63,7 +66,7 @@ def page_files(web_dir: Path) -> list[Path]:
             if p.suffix in _PAGE_SUFFIXES and p.name != "sw.js"]
 
 
-def build_manifest(web_dir: Path, offline_dir: Path) -> dict | None:
+def build_manifest(web_dir: Path, offline_dir: Path, langs: Languages) -> dict | None:
     """The service worker's list of URLs and the version of the whole set (None: the
     assets are not built)."""
     built = offline_dir / "manifest.json"
@@ -77,6 +80,8 @@ def build_manifest(web_dir: Path, offline_dir: Path) -> dict | None:
     for sub, suffix in _WEB_PARTS:
         for path in sorted((web_dir / sub).rglob(f"*{suffix}")):
             entries["/static/" + path.relative_to(web_dir).as_posix()] = _hash(path)
+    for url, data in langs.files().items():
+        entries[url] = hashlib.sha256(data).hexdigest()
     for rel, info in sorted(assets["files"].items()):
         entries[f"/offline/assets/{rel}"] = info["sha256"]
     version = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()[:16]
@@ -89,7 +94,7 @@ def build_manifest(web_dir: Path, offline_dir: Path) -> dict | None:
     }
 
 
-def mount_offline(app: FastAPI, settings: Settings) -> None:
+def mount_offline(app: FastAPI, settings: Settings, langs: Languages) -> None:
     """Add the /offline/ routes to `app`."""
     web_dir = Path(settings.web_dir)
     page_dir = web_dir / "offline"
@@ -99,7 +104,7 @@ def mount_offline(app: FastAPI, settings: Settings) -> None:
     def manifest() -> dict | None:
         # Built once (the assets do not change under a running server); retried while absent.
         if cache.get("manifest") is None:
-            cache["manifest"] = build_manifest(web_dir, offline_dir)
+            cache["manifest"] = build_manifest(web_dir, offline_dir, langs)
         return cache["manifest"]  # type: ignore[return-value]
 
     def page_file(name: str) -> Response:

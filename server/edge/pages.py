@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from server.edge.langs import Languages, add_lang_routes
 from server.edge.offline import mount_offline
 from server.edge.qr import room_qr_reply
 from server.reach.https import https_enabled
@@ -78,9 +79,11 @@ def add_page_routes(app: FastAPI, edge: Edge) -> None:
         return await room_qr_reply(edge, request, code, "tv-qr.svg", "/tv")
 
 
-def mount_files(app: FastAPI, edge: Edge) -> None:
-    """Mount the one-phone page (the core in the browser, offline: web/offline/,
-    offline-build/) and web/ under /static."""
-    mount_offline(app, edge.settings)
+def mount_files(app: FastAPI, edge: Edge, langs: Languages) -> None:
+    """Mount the languages (/i18n/), the one-phone page (the core in the browser, offline:
+    web/offline/, offline-build/) and web/ under /static."""
+    app.state.langs = langs
+    add_lang_routes(app, langs)
+    mount_offline(app, edge.settings, langs)
     if os.path.isdir(edge.settings.web_dir):
         app.mount("/static", StaticFiles(directory=edge.settings.web_dir), name="static")

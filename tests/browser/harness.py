@@ -144,14 +144,26 @@ def wait_until(fn, timeout: float = 15.0, step: float = 0.1, what: str = "condit
     raise AssertionError(f"timed out waiting for {what} (last={last!r})")
 
 
+LANGS_DIR = Path(__file__).resolve().parents[2] / "game" / "langs"
+
+
+def ui_langs() -> list[str]:
+    """The codes of the languages the web client speaks (a folder of game/langs/ with a
+    language.json and ui/ strings), in menu order: what /i18n/langs.json offers."""
+    found = []
+    for meta_path in LANGS_DIR.glob("*/language.json"):
+        if any((meta_path.parent / "ui").glob("*.json")):
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            found.append((meta["order"], meta["code"]))
+    return [code for _, code in sorted(found)]
+
+
 def i18n(lang: str) -> dict[str, str]:
-    """The web client's dictionary for `lang` (what a player reads on screen):
-    the core file and every area's file, merged as web/js/i18n.js does."""
-    folder = Path(__file__).resolve().parents[2] / "web" / "i18n"
-    areas = json.loads((folder / "areas.json").read_text(encoding="utf-8"))
+    """The web client's dictionary for `lang` (what a player reads on screen): every
+    area of game/langs/LANG/ui/, merged as the server's /i18n/LANG.json is."""
     out: dict[str, str] = {}
-    for name in [lang, *(f"{a}.{lang}" for a in areas)]:
-        out.update(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
+    for path in sorted((LANGS_DIR / lang / "ui").glob("*.json")):
+        out.update(json.loads(path.read_text(encoding="utf-8")))
     return out
 
 

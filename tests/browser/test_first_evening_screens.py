@@ -27,6 +27,7 @@ PHONE_390 = {"width": 390, "height": 844}
 NAMES = ["Ada", "Bruno", "Carla", "Dario"]
 COLORS = ["#ff8a80", "#81d4fa", "#aed581", "#ce93d8"]
 WEB_JS = Path(__file__).resolve().parents[2] / "web" / "js"
+LANGS_DIR = Path(__file__).resolve().parents[2] / "game" / "langs"
 
 
 def seats():
@@ -262,23 +263,30 @@ def test_item12_counts_take_the_languages_plural_forms(shared_server, pw, tmp_pa
 
 
 def test_item12_plural_helper_picks_the_languages_form():
-    """Issue 31 §3 item 12, the helper itself under Node: Intl.PluralRules' category,
-    the `.one` form where the dictionary has one, else the key itself."""
+    """Issue 31 §3 item 12, the helper itself under Node: the category of the language's
+    plural rule (its language.json's "plural"), the `.one` form where the dictionary has
+    one, else the key itself."""
     node = shutil.which("node")
     if not node:
         pytest.skip("no node")
+    rules = {lang: json.loads((LANGS_DIR / lang / "language.json").read_text(encoding="utf-8"))["plural"]
+             for lang in ("it", "fr", "en")}
     script = (
         "import { pluralKey } from './plural.js';\n"
+        f"const rules = {json.dumps(rules)};\n"
         "const d = {'k': '{n} punti', 'k.one': '{n} punto'};\n"
         "const out = {};\n"
         "for (const [lang, n] of [['it', 0], ['it', 1], ['it', 2], ['fr', 0], ['fr', 1], ['fr', 2],"
-        " ['en', 0], ['en', 1], ['en', 1.5]]) out[lang + n] = pluralKey(d, lang, 'k', {n});\n"
-        "out.none = pluralKey(d, 'it', 'k', {});\n"
-        "out.missing = pluralKey({}, 'it', 'x', {n: 1});\n"
+        " ['en', 0], ['en', 1], ['en', 1.5]]) out[lang + n] = pluralKey(d, rules[lang], 'k', {n});\n"
+        "out.fr1_5 = pluralKey(d, rules.fr, 'k', {n: 1.5});\n"
+        "out.cldr = pluralKey(d, 'cldr:fr', 'k', {n: 0});\n"
+        "out.none = pluralKey(d, rules.it, 'k', {});\n"
+        "out.missing = pluralKey({}, rules.it, 'x', {n: 1});\n"
         "console.log(JSON.stringify(out));\n"
     )
     res = subprocess.run([node, "--input-type=module", "-e", script], cwd=WEB_JS,
                          capture_output=True, text=True, timeout=30, check=True)
     out = json.loads(res.stdout)
     assert out == {"it0": "k", "it1": "k.one", "it2": "k", "fr0": "k.one", "fr1": "k.one", "fr2": "k",
-                   "en0": "k", "en1": "k.one", "en1.5": "k", "none": "k", "missing": "x"}, out
+                   "en0": "k", "en1": "k.one", "en1.5": "k", "fr1_5": "k.one", "cldr": "k.one",
+                   "none": "k", "missing": "x"}, out

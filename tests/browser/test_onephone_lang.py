@@ -4,14 +4,14 @@
   Italian vote screen once kept "That cannot be done in this phase." from the English page
   (the page keeps the refusal's code and words it again in the new language);
 - the options' labels (the timers' grid above all: "Dibattit/o", "Vendicat/ore") wrap
-  between words, never inside one, in it, fr and en for every game offered.
+  between words, never inside one, in every language of the manifest (game/langs/) for every game offered.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import SCREENS, i18n
+from tests.browser.harness import SCREENS, i18n, ui_langs
 from tests.browser.onephone import countdown, launch, setup_game, step, wait_js, wait_playable
 from tests.browser.test_offline import built  # noqa: F401 (the fixture)
 from tests.support.server_proc import ServerProc
@@ -19,7 +19,7 @@ from tests.support.server_proc import ServerProc
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 
 PHONE_390 = {"width": 390, "height": 844}
-LANGS = ("it", "fr", "en")
+LANGS = ui_langs()
 NAMES = ["Ada", "Bruno", "Carla", "Dario", "Elena"]
 
 # Each word of the labels drawn on more than one line: a word broken inside itself.

@@ -13,17 +13,19 @@ evening. The table's votes steer Intruso to the screens a plain game may skip (a
 twice for the Giudice's round, the Fantasma's guess, the Vendicatore's pick). Each stop
 is looked at:
 
-- in it, fr and en, each at 360x640 and 390x844: no sideways overflow, no control under
+- in every language of the manifest (game/langs/: it, fr, en, and es once its strings
+  land), each at 360x640 and 390x844: no sideways overflow, no control under
   44x44 CSS px without the room around it (screens_check.phone_problems), no player's
   name cut short in the table's grids or the evening's standings, no "null",
   "undefined" or i18n key drawn as text;
 - axe-core once per language, at one of the two sizes, turning from stop to stop (its
   rules read the markup, colours and names, which the width does not change): no serious
   or critical violation; there too a screenshot into test-artifacts/gallery/onephone-SIZE/
-  (index.html lists them): every screen in the three languages, over both sizes.
+  (index.html lists them): every screen in every language, over both sizes.
 
-Checking all six (language, size) pairs is cheap; axe and the screenshots are what cost,
-so they are taken three times a screen, not six (the whole walk stays near 90 s).
+Checking every (language, size) pair is cheap; axe and the screenshots are what cost,
+so they are taken once a language a screen, not twice (the whole walk stays near 90 s
+with three languages; a fourth adds about a third of the looks).
 
 The language is changed on the screen itself (the topbar's select), as a player would:
 the screen must stay the one it was (the phone's place in the round is not lost).
@@ -39,6 +41,7 @@ import time
 import pytest
 
 import game
+from tests.browser.harness import ui_langs
 from tests.browser.onephone import COUNTDOWN_MS, launch, wait_js, wait_playable
 from tests.browser.screens_check import Gallery, axe_problems, axe_source, phone_problems, report
 from tests.browser.test_offline import built  # noqa: F401 (the fixture)
@@ -48,7 +51,7 @@ from tests.support.server_proc import ServerProc
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300),
               pytest.mark.xdist_group("onephone_walk")]
 
-LANGS = ["it", "fr", "en"]
+LANGS = ui_langs()
 SIZES = {"360x640": {"width": 360, "height": 640}, "390x844": {"width": 390, "height": 844}}
 # Names at the page's longest (20 characters) beside short ones.
 NAMES = ["Massimiliano Bartolo", "Ada", "Anne-Charlotte Dupré", "Bruno", "Giovanni Battista R.",

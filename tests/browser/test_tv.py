@@ -1,6 +1,7 @@
 """Issue 13, the shared screen in real Chromium at 1920x1080: /r/CODE/tv takes a spectator
-pass and shows a whole game of each engine (undercover in it, fr and en side by side;
-impostor and werewolf in one language) from the lobby to the podium, with no word or
+pass and shows a whole game of each engine (undercover in every language of the manifest,
+game/langs/, side by side: one game, a screen per language; impostor and werewolf in one
+language) from the lobby to the podium, with no word or
 role on it before the rules reveal them; its speaker mutes on the spot.
 
 The table is bots (protocol clients, no voice) playing random legal moves; the screens
@@ -14,7 +15,7 @@ import pytest
 from client.autoplay import autoplay
 from client.bot import Bot
 from tests.browser.bot_thread import BotThread
-from tests.browser.harness import i18n, launch_player, wait_until
+from tests.browser.harness import i18n, launch_player, ui_langs, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -54,7 +55,7 @@ def _tv_text(tv) -> str:
 
 
 @pytest.mark.parametrize("engine,langs", [
-    ("undercover", ["it", "fr", "en"]), ("impostor", ["fr"]), ("werewolf", ["en"])])
+    ("undercover", ui_langs()), ("impostor", ["fr"]), ("werewolf", ["en"])])
 def test_the_shared_screen_shows_a_whole_game_and_no_secret(pw, server, tmp_path, engine,
                                                              langs):
     bt = BotThread()

@@ -41,7 +41,10 @@ def test_the_manifest_lists_everything_the_page_needs_and_each_url_answers(share
     urls = set(m["urls"])
     assert {"/offline/", "/offline/app.js", "/offline/worker.js", m["core"],
             f"{m['pyodide']}pyodide.asm.wasm", f"{m['pyodide']}python_stdlib.zip",
-            "/static/js/i18n.js", "/static/i18n/offline.it.json", "/static/css/app.css"} <= urls
+            "/static/js/i18n.js", "/i18n/langs.json", "/i18n/it.json", "/static/css/app.css"} <= urls
+    # Every language the manifest offers for the UI is cached with its strings.
+    langs = httpx.get(shared_server.url("/i18n/langs.json")).json()
+    assert {f"/i18n/{lang['code']}.json" for lang in langs if lang["ui"]} <= urls
     assert "/offline/sw.js" not in urls  # the service worker is never served from its cache
     with httpx.Client() as client:
         for url in sorted(urls):

@@ -5,7 +5,7 @@
 // player on to the same page at its https address (same host and port).
 
 import { h } from "./dom.js";
-import { LANGS, getLang, initialLang, loadAll, onLangChange, setLang, t } from "./i18n.js";
+import { getLang, initialLang, loadAll, onLangChange, setLang, t, uiLangs } from "./i18n.js";
 import { secureUrl } from "./secure.js";
 
 const root = document.getElementById("guide");
@@ -37,11 +37,11 @@ function draw() {
   document.title = `Sussurro · ${t("guide.title")}`;
   const go = (id) => h("a", { class: "btn btn-primary btn-big guide-go", id, href: url }, t("guide.continue"));
   const picker = h("div", { class: "guide-langs", role: "group", "aria-label": t("app.language") },
-    LANGS.map((l) => h("button", {
-      type: "button", class: `btn btn-ghost ${l === getLang() ? "is-on" : ""}`, lang: l,
-      "aria-pressed": l === getLang() ? "true" : "false",
-      onclick: () => setLang(l, true),
-    }, l.toUpperCase())));
+    uiLangs().map(({ code, name }) => h("button", {
+      type: "button", class: `btn btn-ghost ${code === getLang() ? "is-on" : ""}`, lang: code,
+      title: name, "aria-pressed": code === getLang() ? "true" : "false",
+      onclick: () => setLang(code, true),
+    }, code.toUpperCase())));
   root.replaceChildren(
     picker,
     h("h1", {}, t("guide.title")),

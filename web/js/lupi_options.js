@@ -3,7 +3,7 @@
 // or one of the seats), the spoken narration, the timers. Editable by the host only.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { langName, t } from "./i18n.js";
 import { getCatalog, timerField } from "./options.js";
 import { state } from "./state.js";
 
@@ -27,13 +27,13 @@ export function lupiOptions(settings, editable, send) {
   const tmax = catalog.timers?.max ?? 1800;
   const set = (key, value) => send({ options: { [key]: value } });
   const players = state.room?.players || [];
-  const langs = catalog.langs || ["it", "fr", "en"];
+  const langs = catalog.langs || [];
 
   return h("div", { class: "options" },
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-lang" }, t("opt.lupi.lang")),
       h("select", { id: "opt-lang", disabled, onchange: (ev) => set("lang", ev.target.value) },
-        langs.map((l) => h("option", { value: l, selected: l === o.lang }, t(`lang.${l}`))))),
+        langs.map((l) => h("option", { value: l, lang: l, selected: l === o.lang }, langName(l))))),
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-lupi" }, t("opt.lupi.lupi")),
       h("select", {

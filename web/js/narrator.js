@@ -3,10 +3,9 @@
 // synthesis when the room wants it. The text is always shown: a browser without voices
 // (or with speech turned off) still tells the players what happens.
 
-import { getLang, tIn } from "./i18n.js";
+import { getLang, speechLocale, tIn, voiceFor } from "./i18n.js";
 import { nameOf } from "./names.js";
 
-const LOCALES = { it: "it-IT", fr: "fr-FR", en: "en-GB" };
 let lastSpoken = "";
 
 function joined(lang, pids) {
@@ -52,8 +51,8 @@ export function speak(view) {
   try {
     synth.cancel();   // a new phase interrupts the last narration
     const u = new SpeechSynthesisUtterance(text);
-    u.lang = LOCALES[lang] || lang;
-    const voice = synth.getVoices().find((v) => v.lang?.toLowerCase().startsWith(lang));
+    u.lang = speechLocale(lang);
+    const voice = voiceFor(synth.getVoices(), lang);
     if (voice) u.voice = voice;
     u.rate = 0.95;
     synth.speak(u);

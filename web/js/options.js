@@ -5,7 +5,7 @@
 // engine's options form is listed in screens/engines.js.
 
 import { h } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, langName, t } from "./i18n.js";
 import { wordListField } from "./wordlist.js";
 
 // What the rules allow (presets and their limits, powers, word languages and
@@ -194,7 +194,7 @@ export function undercoverOptions(settings, editable, send) {
     h("div", { class: "opt opt-choice" },
       h("label", { for: "opt-lang" }, t("opt.lang")),
       h("select", { id: "opt-lang", disabled, onchange: (ev) => set("lang", ev.target.value) },
-        langList.map((l) => h("option", { value: l, selected: l === o.lang }, t(`lang.${l}`))))),
+        langList.map((l) => h("option", { value: l, lang: l, selected: l === o.lang }, langName(l))))),
     countSelect("opt-intrusi", t(`opt.intrusi.${preset}`), o.intrusi, maxI, disabled, (v) => set("intrusi", v),
       rules.count || "balance"),
     maxF > 0 ? countSelect("opt-fantasmi", t(`opt.fantasmi.${preset}`), o.fantasmi, maxF, disabled, (v) => set("fantasmi", v)) : null,

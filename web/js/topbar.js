@@ -1,7 +1,7 @@
 // The bar on every screen: name, connection, mic mute, language, help.
 
 import { h, fill } from "./dom.js";
-import { LANGS, getLang, setLang, t } from "./i18n.js";
+import { getLang, setLang, t, uiLangs } from "./i18n.js";
 import { icon } from "./icons.js";
 import { openHelp } from "./help.js";
 import * as session from "./session.js";
@@ -32,7 +32,9 @@ export function topbar(el) {
         h("select", {
           "aria-label": t("app.language"),
           onchange: (ev) => setLang(ev.target.value, true),
-        }, LANGS.map((l) => h("option", { value: l, selected: l === getLang() }, l.toUpperCase())))),
+        }, uiLangs().map((l) => h("option", {
+          value: l.code, lang: l.code, title: l.name, selected: l.code === getLang(),
+        }, l.code.toUpperCase())))),
       h("button", { class: "iconbtn", "aria-label": t("help.open"), onclick: () => openHelp() }, icon("help")),
     );
   }

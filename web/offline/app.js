@@ -4,7 +4,7 @@
 
 import { h } from "/static/js/dom.js";
 import { errorText } from "/static/js/errors.js";
-import { LANGS, getLang, initialLang, loadAll, onLangChange, setLang, t } from "/static/js/i18n.js";
+import { getLang, initialLang, loadAll, onLangChange, setLang, t, uiLangs } from "/static/js/i18n.js";
 import { setCatalog } from "/static/js/options.js";
 import { call, inFlight, lastCallMs, startCore } from "./core.js";
 import { endScreen, eveningCard } from "./end.js";
@@ -69,7 +69,9 @@ function topbar() {
     h("label", { class: "lang" },
       h("span", { class: "sr-only" }, t("app.language")),
       h("select", { "aria-label": t("app.language"), onchange: (ev) => setLang(ev.target.value, true) },
-        LANGS.map((l) => h("option", { value: l, selected: l === getLang() }, l.toUpperCase())))));
+        uiLangs().map((l) => h("option", {
+          value: l.code, lang: l.code, title: l.name, selected: l.code === getLang(),
+        }, l.code.toUpperCase())))));
 }
 
 /** The service worker: registered on every visit; on the first one the page waits for it

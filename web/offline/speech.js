@@ -1,9 +1,8 @@
 // The phone's voice: what the app calls out (whose turn, the night's narration) is said
 // with the browser's speech synthesis, in the page's language, and always shown as text.
 
-import { getLang } from "/static/js/i18n.js";
+import { getLang, speechLocale, voiceFor } from "/static/js/i18n.js";
 
-const VOICES = { it: "it-IT", fr: "fr-FR", en: "en-GB" };
 let enabled = true;
 /** Every line said, newest last (the page shows the last one; tests read them). */
 export const said = [];
@@ -26,7 +25,9 @@ export function say(text) {
   try {
     synth.cancel();
     const u = new SpeechSynthesisUtterance(text);
-    u.lang = VOICES[getLang()] || "it-IT";
+    u.lang = speechLocale(getLang());
+    const voice = voiceFor(synth.getVoices(), getLang());
+    if (voice) u.voice = voice;
     synth.speak(u);
   } catch { /* no voice on this device: the text is on screen */ }
 }

@@ -5,7 +5,7 @@
 // Limits and choices come from the catalog (catalog.engines.impostor).
 
 import { h } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { has, langName, t } from "../i18n.js";
 import { checkList, getCatalog, timerField } from "../options.js";
 import { wordListField } from "../wordlist.js";
 
@@ -38,7 +38,7 @@ export function impostorOptions(settings, editable, send) {
   const cat = getCatalog().engines?.impostor || {};
   const disabled = !editable;
   const set = (key, value) => send({ options: { [key]: value } });
-  const langs = getCatalog().langs || ["it", "fr", "en"];
+  const langs = getCatalog().langs || [];
   const names = cat.categories?.[o.lang] || {};
   const catIds = Object.keys(names);
   const cats = Array.isArray(o.categories) ? o.categories : null;
@@ -51,7 +51,7 @@ export function impostorOptions(settings, editable, send) {
   const tmax = cat.timers?.max ?? 1800;
 
   return h("div", { class: "options impostor-options" },
-    select("opt-lang", t("opt.lang"), o.lang, langs.map((l) => [l, t(`lang.${l}`)]), disabled, (v) => set("lang", v)),
+    select("opt-lang", t("opt.lang"), o.lang, langs.map((l) => [l, langName(l)]), disabled, (v) => set("lang", v)),
     select("opt-impostors", t("imp.opt.impostors"), o.impostors,
       [["random", t("imp.opt.random")], ...Array.from({ length: maxImp }, (_, i) => [i + 1, String(i + 1)])],
       disabled, (v) => set("impostors", v === "random" ? "random" : Number(v)), t("imp.opt.impostors_hint")),
