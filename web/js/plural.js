@@ -3,7 +3,7 @@
 // form's category; the dictionary's `KEY.CATEGORY` is read where it has one. No imports,
 // so Node can test it alone.
 
-/** The rules a language.json may name (docs/languages-ui.md). "cldr:LOCALE" uses the
+/** The rules a language.json may name (docs/languages.md, "UI strings and serving"). "cldr:LOCALE" uses the
  *  browser's Intl.PluralRules for LOCALE (few, many, ... for languages that need them). */
 export const RULES = {
   // one for exactly 1, other for the rest (Italian, English, Spanish).
