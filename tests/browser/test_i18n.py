@@ -37,8 +37,18 @@ def meta(lang: str) -> dict:
     return json.loads((LANGS_DIR / lang / "language.json").read_text(encoding="utf-8"))
 
 
+def _once(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    # A key given twice in one file: JSON keeps the last silently, so an edit of the first
+    # would change nothing on screen.
+    keys = [k for k, _ in pairs]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    assert not twice, f"keys given twice in one file: {twice}"
+    return dict(pairs)
+
+
 def load_area(lang: str, area: str) -> dict[str, str]:
-    return json.loads((LANGS_DIR / lang / "ui" / f"{area}.json").read_text(encoding="utf-8"))
+    return json.loads((LANGS_DIR / lang / "ui" / f"{area}.json").read_text(encoding="utf-8"),
+                      object_pairs_hook=_once)
 
 
 def load(lang):
@@ -55,6 +65,15 @@ def load(lang):
 def test_the_languages_are_found_italian_first():
     assert LANGS[0] == REFERENCE and {"it", "fr", "en"} <= set(LANGS), LANGS
     assert len(areas()) >= 10 and "app" in areas()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_ui_file_gives_a_key_twice(lang):
+    for area in area_files(lang):
+        try:
+            load_area(lang, area)
+        except AssertionError as exc:
+            raise AssertionError(f"{lang}/ui/{area}.json: {exc}") from None
 
 
 @pytest.mark.parametrize("lang", LANGS)
