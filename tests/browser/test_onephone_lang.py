@@ -129,3 +129,13 @@ def test_item6_a_refusal_shown_follows_a_change_of_language(phone):
     assert page.text_content("#toast").strip() == it[keys[0]], (keys[0], page.text_content("#toast"))
     page.screenshot(path=str(SCREENS / "issue37_item6_refusal_it.png"))
     assert not errors, errors
+
+
+def test_the_tab_title_follows_the_language(phone):
+    """The page's title (the tab, the installed app's window) is in the language shown,
+    not Italian's whatever the language (web/offline/index.html's static title)."""
+    page, errors = phone
+    for lang in ("en", "it", "en"):
+        set_lang(page, lang)
+        assert page.title() == f"Sussurro · {i18n(lang)['offline.title']}", (lang, page.title())
+    assert not errors, errors

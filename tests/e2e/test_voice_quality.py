@@ -1,8 +1,9 @@
 """Speech through a room and through a direct browser call, scored (bench/voice_quality.py's
-harness, issue 36 step 1): the bench's cells for a clean room, a clean direct call and a room
-whose speaker loses 3 % of its packets. Asserted for now: the relay carried every cell's
-media (ICE took no way around it), every sentence was found in the listener's recording,
-and the direct call, the harness's anchor, sounds as a clean Opus call does."""
+harness, issue 36): the bench's cells for a clean room, a clean direct call and a room
+whose speaker loses 3 % of its packets. Asserted: the relay carried every cell's media (ICE
+took no way around it), every sentence was found in the listener's recording, the direct
+call, the harness's anchor, sounds as a clean Opus call does, the clean room is near it,
+and the speaker's loss no longer breaks the room's speech (FEC, concealment, reordering)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.solo, pytest.ma
 # A clean browser-to-browser Opus call scores ~3.9 here: below 3.5 the harness (level,
 # alignment, resampling, the browser's voice processing) is wrong, not the call.
 DIRECT_CLEAN_MIN = 3.5
-# The room against the direct call: the team sets these once the quality work (issue 36's
-# next steps) has landed, and the lead tightens them. Until then the room must only carry
-# speech at all.
-ROOM_CLEAN_MIN = 1.0
-ROOM_UP_LOSS3_MIN = 1.0
-ROOM_BEHIND_DIRECT_MAX = None  # clean room's PESQ-WB at most this far below direct's: not set yet
+# The room against the direct call (issue 36, measured on a quiet 2-core machine, seeds 1
+# and 2, bench/README.md): a clean room scored 3.5-3.9 beside a direct call's 3.9-4.0; with
+# 3 % of the speaker's packets lost, 3.0-3.5 (before the mic's FEC, concealment and
+# reordering: 1.6-1.7, which the loss bound below refuses). The bounds leave ~0.5 for a
+# machine's noise (a cell moves by +-0.3 from run to run).
+ROOM_CLEAN_MIN = 3.0
+ROOM_UP_LOSS3_MIN = 2.5
+ROOM_BEHIND_DIRECT_MAX = 0.8  # the clean room's PESQ-WB at most this far below direct's
 # A sentence found in a recording: its normalised cross-correlation with the reference at the
 # peak (a few tenths even through loss; a recording of something else stays near 0).
 ALIGNED_MIN = 0.2
@@ -69,3 +72,10 @@ def test_a_clean_direct_call_scores_as_clean_opus(cells):
 def test_the_room_carries_speech_clean_and_with_the_speakers_loss(cells):
     assert cells[("room-up", "clean")]["pesq_wb_mean"] > ROOM_CLEAN_MIN, cells[("room-up", "clean")]
     assert cells[("room-up", "loss3")]["pesq_wb_mean"] > ROOM_UP_LOSS3_MIN, cells[("room-up", "loss3")]
+
+
+def test_a_clean_room_sounds_close_to_a_clean_direct_call(cells):
+    room, direct = cells[("room-up", "clean")], cells[("direct", "clean")]
+    behind = direct["pesq_wb_mean"] - room["pesq_wb_mean"]
+    assert behind <= ROOM_BEHIND_DIRECT_MAX, (
+        f"room {room['pesq_wb']} against direct {direct['pesq_wb']}: {behind:.2f} behind")

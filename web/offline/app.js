@@ -181,7 +181,9 @@ async function boot() {
   setLang(initialLang(null));
   topbar();
   drawStatus();
+  document.title = `Sussurro · ${t("offline.title")}`;
   onLangChange(() => {
+    document.title = `Sussurro · ${t("offline.title")}`;
     topbar();
     drawStatus();
     const shown = document.getElementById("toast");
