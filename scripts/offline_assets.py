@@ -10,8 +10,9 @@ Writes `offline-build/` (ignored by git; the server serves it under /offline/):
   package `pyodide` (registry.npmjs.org). The tarball is fetched with Python
   alone (no node), its sha512 checked against the registry's `dist.integrity`
   and against the value pinned below; a mismatch stops the build.
-- `core.zip`: the `game` package with its languages' data and the pure-Python
-  distributions it imports (found from the imports of game/ and checked
+- `core.zip`: the `game` package with its languages' data (game/langs/ and the
+  language folders `SUSSURRO_LANGS_DIR` names, as the server reads them) and the
+  pure-Python distributions it imports (found from the imports of game/ and checked
   against pyproject.toml's dependencies), unpacked by the page into
   Pyodide's site-packages. A dependency with compiled parts keeps only its
   Python files (it must run without them: tests/offline checks `import
@@ -244,6 +245,25 @@ def game_files() -> list[tuple[str, Path]]:
     return out
 
 
+def extra_lang_roots() -> list[Path]:
+    """The folders `SUSSURRO_LANGS_DIR` names (os.pathsep between them), each holding
+    `<code>/language.json` folders: the server's extra languages (server/edge/langs.py,
+    extra_roots), which the page's core gets too."""
+    raw = os.environ.get("SUSSURRO_LANGS_DIR", "")
+    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip()]
+
+
+def extra_lang_files(langs: list) -> list[tuple[str, Path]]:
+    """The data of the languages read from outside game/langs/ (game.languages' Language
+    objects), packed where the page's core finds its own: game/langs/<code>/<file>.json."""
+    out = []
+    for lang in langs:
+        for path in sorted(lang.folder.rglob("*.json")):
+            rel = path.relative_to(lang.folder).as_posix()
+            out.append((f"game/langs/{lang.code}/{rel}", path))
+    return out
+
+
 def bridge_files() -> list[tuple[str, Path]]:
     """The page's Python side (web/offline/sussurro_offline.py): calls in, JSON out."""
     path = ROOT / "web" / "offline" / "sussurro_offline.py"
@@ -252,16 +272,24 @@ def bridge_files() -> list[tuple[str, Path]]:
 
 def lemma_files(langs: tuple[str, ...]) -> list[tuple[str, Path]]:
     """simplemma's dictionaries of our languages re-packed with zlib for game.lemmas
-    (`game/lemma_data/<lang>.txt.z`); written once per simplemma version, in the build's
-    cache wherever the archive goes (a test's archive in a temporary folder reuses them)."""
+    (`game/lemma_data/<lang>.txt.z`); written once per simplemma version and dictionary,
+    in the build's cache wherever the archive goes (a test's archive in a temporary folder
+    reuses them). A language naming a dictionary simplemma has not goes without lemmas."""
     from importlib import metadata
 
-    from game import lemmas
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+
+    from game import languages, lemmas
 
     where = OUT / CACHE / f"lemmas-simplemma-{metadata.version('simplemma')}"
     out = []
     for lang in langs:
-        path = where / f"{lang}.txt.z"
+        source = languages.get(lang).family.lemmas
+        if source not in SUPPORTED_LANGUAGES:
+            print(f"offline: warning: {lang} names lemmas {source!r}, which simplemma has "
+                  "not: no lemmas for it on the page", file=sys.stderr)
+            continue
+        path = where / f"{source}.txt.z"
         if not path.is_file():
             where.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -277,11 +305,22 @@ def pack_core(dest: Path) -> dict:
     from game import languages, lemmas
 
     # Every language of game/langs/ (game_files packs their data: language.json, pairs.json,
-    # impostore.json), each with its dictionary when it names one.
-    sources = tuple(x.family.lemmas for x in languages.languages() if x.family.lemmas)
-    entries = game_files() + bridge_files() + lemma_files(lemmas.langs())
+    # impostore.json) and of the extra folders, each with its dictionary when it names one.
+    roots = extra_lang_roots()
+    added = [r for r in roots if r not in languages.search_path()]
+    for root in added:
+        languages.add_dir(root)
+    try:
+        extra = [x for x in languages.languages() if x.folder.parent in roots]
+        sources = tuple(x.family.lemmas for x in languages.languages() if x.family.lemmas)
+        entries = (game_files() + extra_lang_files(extra) + bridge_files()
+                   + lemma_files(lemmas.langs()))
+    finally:
+        for root in added:
+            languages.remove_dir(root)
     dists = core_distributions()
-    report = {"distributions": {}, "compiled_left_out": {}}
+    report = {"distributions": {}, "compiled_left_out": {},
+              "extra_langs": [x.code for x in extra]}
     for dist in dists:
         files = dist_files(dist, sources)
         entries += files
