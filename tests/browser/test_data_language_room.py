@@ -8,8 +8,7 @@ all in a temporary folder the server is given with SUSSURRO_LANGS_DIR, no code c
   dealt its own words;
 - a page picks it in the top bar and reads its strings.
 
-The game core's part (game.languages, its add_dir) comes from the lang-core branch: until
-it is merged this module is skipped.
+The one-phone page plays the same language: tests/browser/test_data_language_onephone.py.
 """
 
 from __future__ import annotations
@@ -21,26 +20,30 @@ import pytest
 
 from server.edge.langs import BUILTIN
 from tests.browser.harness import launch_player, wait_until
+from tests.game import test_data_language as data
 from tests.server.roomkit import FAST, close_all, play_all, seated
 from tests.support.server_proc import ServerProc
-
-data = pytest.importorskip("tests.game.test_data_language",
-                           reason="the game core's language loader (lang-core) is not merged")
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 MARK = "⟦zz⟧"
 
 
-@pytest.fixture(scope="module")
-def zz_server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("langs")
+def write_zz(base):
+    """`base/zz/`: the data language with UI strings, Italian's each marked with MARK."""
     folder = data.write_language(base)
     (folder / "ui").mkdir()
     for path in sorted((BUILTIN / "it" / "ui").glob("*.json")):
         strings = json.loads(path.read_text(encoding="utf-8"))
         (folder / "ui" / path.name).write_text(json.dumps(
             {k: f"{MARK} {v}" for k, v in strings.items()}, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def zz_server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("langs")
+    write_zz(base)
     with ServerProc(tmp_path_factory.mktemp("srv") / "s.db",
                     env={"SUSSURRO_LANGS_DIR": str(base)}) as srv:
         yield srv
