@@ -70,6 +70,9 @@ PAGE_LEAVES_OUT = {"simplemma"}
 # Word-data trimming: a distribution that ships data for many languages keeps ours only.
 LANG_DATA = {
     "simplemma": re.compile(r"(^|/)data/(?P<lang>[a-z]{2,3})\.plzma$"),
+    # emoji's names in other languages, read only by emojize/demojize with a language
+    # (game.text asks is_emoji and replace_emoji, which read emoji.json alone)
+    "emoji": re.compile(r"(^|/)unicode_codes/emoji_(?P<lang>[a-z]{2,3})\.json$"),
 }
 
 
@@ -235,12 +238,13 @@ def compiled_parts(dist: metadata.Distribution) -> list[str]:
 
 def game_files() -> list[tuple[str, Path]]:
     """The game package: its Python files and its languages' data (game/langs/<code>/*.json;
-    ui/ comes along, unread by Python)."""
+    not ui/: the page's strings are /i18n/'s, cached by its service worker)."""
     base = ROOT / "game"
     out = []
     for path in sorted(base.rglob("*")):
         rel = path.relative_to(ROOT).as_posix()
-        if path.is_file() and "__pycache__" not in rel and path.suffix in (".py", ".json"):
+        if (path.is_file() and "__pycache__" not in rel and path.suffix in (".py", ".json")
+                and "/ui/" not in rel):
             out.append((rel, path))
     return out
 
@@ -258,9 +262,8 @@ def extra_lang_files(langs: list) -> list[tuple[str, Path]]:
     objects), packed where the page's core finds its own: game/langs/<code>/<file>.json."""
     out = []
     for lang in langs:
-        for path in sorted(lang.folder.rglob("*.json")):
-            rel = path.relative_to(lang.folder).as_posix()
-            out.append((f"game/langs/{lang.code}/{rel}", path))
+        for path in sorted(lang.folder.glob("*.json")):  # not ui/ (see game_files)
+            out.append((f"game/langs/{lang.code}/{path.name}", path))
     return out
 
 
