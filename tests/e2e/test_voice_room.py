@@ -160,9 +160,19 @@ async def test_listeners_with_the_same_mix_share_one_encode():
         assert s2["peers"] == 4
         # The codec's CPU is counted where it is spent: every mic packet sent is decoded
         # once (these bots send their silence too, no DTX; a few are in flight or held
-        # for the next tick at either end), and the mixes encoded.
-        decoded = s2["decodes"] - s1["decodes"]
-        assert abs(decoded - (sent2 - sent1)) <= 3 * len(pids), (decoded, sent2 - sent1)
+        # for the next tick at either end), and the mixes encoded. On a loaded machine the
+        # server's receive can be a few frames behind the bots' sends (72 decoded for 93
+        # sent in one run): it is given up to 3 s to catch up, and the decodes are then
+        # bounded by the sends on both sides (none skipped, none twice).
+        slack = 3 * len(pids)
+        for _ in range(60):
+            if room.voice.stats()["decodes"] - s1["decodes"] >= sent2 - sent1 - slack:
+                break
+            await asyncio.sleep(0.05)
+        s3, sent3 = room.voice.stats(), sum(room.peers[p].mic.sent for p in pids)
+        decoded = s3["decodes"] - s1["decodes"]
+        assert sent2 - sent1 - slack <= decoded <= sent3 - sent1 + slack, (decoded, sent2 - sent1,
+                                                                           sent3 - sent1)
         assert s2["opus_decode_cpu_s"] > s1["opus_decode_cpu_s"]
         assert s2["opus_encode_cpu_s"] > s1["opus_encode_cpu_s"]
     finally:
