@@ -27,6 +27,7 @@ the search path changes.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -270,6 +271,12 @@ def parse(folder: Path) -> Language:
 def search_path() -> list[Path]:
     """The folders languages are read from: the project's, then those added."""
     return [LANGS_DIR, *_EXTRA_DIRS]
+
+
+def split_dirs(text: str) -> list[Path]:
+    """The folders a setting names (`SUSSURRO_LANGS_DIR`: os.pathsep between them, `~`
+    expanded, blank entries skipped): the server's and the one-phone build's reading."""
+    return [Path(p).expanduser() for p in text.split(os.pathsep) if p.strip()]
 
 
 def add_dir(path: str | Path) -> None:

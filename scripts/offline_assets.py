@@ -249,14 +249,6 @@ def game_files() -> list[tuple[str, Path]]:
     return out
 
 
-def extra_lang_roots() -> list[Path]:
-    """The folders `SUSSURRO_LANGS_DIR` names (os.pathsep between them), each holding
-    `<code>/language.json` folders: the server's extra languages (server/edge/langs.py,
-    extra_roots), which the page's core gets too."""
-    raw = os.environ.get("SUSSURRO_LANGS_DIR", "")
-    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip()]
-
-
 def extra_lang_files(langs: list) -> list[tuple[str, Path]]:
     """The data of the languages read from outside game/langs/ (game.languages' Language
     objects), packed where the page's core finds its own: game/langs/<code>/<file>.json."""
@@ -309,7 +301,9 @@ def pack_core(dest: Path) -> dict:
 
     # Every language of game/langs/ (game_files packs their data: language.json, pairs.json,
     # impostore.json) and of the extra folders, each with its dictionary when it names one.
-    roots = extra_lang_roots()
+    # The server's extra languages (SUSSURRO_LANGS_DIR, read as server/edge/langs.py reads
+    # it), which the page's core gets too.
+    roots = languages.split_dirs(os.environ.get("SUSSURRO_LANGS_DIR", ""))
     added = [r for r in roots if r not in languages.search_path()]
     for root in added:
         languages.add_dir(root)

@@ -24,10 +24,8 @@ server starts with the other languages).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,14 +33,14 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-import game
+from game import languages as game_languages
 
 if TYPE_CHECKING:
     from server.config import Settings
 
 log = logging.getLogger(__name__)
 
-BUILTIN = Path(game.__file__).resolve().parent / "langs"
+BUILTIN = game_languages.LANGS_DIR.resolve()
 REFERENCE = "it"
 FIELDS = ("code", "name", "speech", "order", "plural")
 SHOWN = 8   # keys named per area in a problem report
@@ -176,22 +174,14 @@ def language_folders(roots: list[Path]) -> list[Path]:
 
 def extra_roots(settings: Settings) -> list[Path]:
     """The folders `settings.langs_dir` names (os.pathsep between them)."""
-    return [Path(p).expanduser() for p in settings.langs_dir.split(os.pathsep) if p.strip()]
+    return game_languages.split_dirs(settings.langs_dir)
 
 
 def add_game_dirs(roots: list[Path]) -> None:
-    """Tell the game core about the extra language folders (their words, text rules).
-
-    The one place the server hands them over: game.languages.add_dir, the core's loader
-    (issue 38); without it the extra folders bring their UI strings only."""
-    try:
-        core = importlib.import_module("game.languages")
-    except ImportError:
-        return
-    add_dir = getattr(core, "add_dir", None)
-    if add_dir is not None:
-        for root in roots:
-            add_dir(root)
+    """Tell the game core about the extra language folders (their words, text rules): the
+    one place the server hands them over (game.languages.add_dir, the core's loader)."""
+    for root in roots:
+        game_languages.add_dir(root)
 
 
 @dataclass
