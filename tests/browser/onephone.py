@@ -7,6 +7,9 @@ CPython."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -17,7 +20,28 @@ from tests.browser.harness import BASE_ARGS, CHROMIUM, PHONE, wait_until
 from tests.support.server_proc import ServerProc
 
 COUNTDOWN_MS = 3 * 800  # web/offline/play.js: "3", "2", "1", 800 ms each
-OFFLINE_BUILD = Path(__file__).resolve().parents[2] / "offline-build"
+ROOT = Path(__file__).resolve().parents[2]
+OFFLINE_BUILD = ROOT / "offline-build"
+
+
+def build_offline(out: Path, env: dict[str, str] | None = None) -> dict:
+    """scripts/offline_assets.py run into `out` (this worktree's core packed, with `env`
+    added to the environment), Pyodide's files and the lemma cache taken from
+    offline-build/ (linked); its manifest."""
+    if not (OFFLINE_BUILD / "manifest.json").is_file():
+        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
+    pyodide = json.loads((OFFLINE_BUILD / "manifest.json").read_text())["pyodide_dir"]
+    (out / pyodide).mkdir(parents=True)
+    for path in sorted((OFFLINE_BUILD / pyodide).iterdir()):  # the .gz beside them too
+        (out / pyodide / path.name).symlink_to(path)
+    cache = OFFLINE_BUILD / "build-cache"
+    if cache.is_dir():
+        (out / "build-cache").symlink_to(cache, target_is_directory=True)
+    env = {**os.environ, **(env or {}), "SUSSURRO_OFFLINE_DIR": str(out), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "offline_assets.py")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads((out / "manifest.json").read_text())
 
 
 def launch(pw, profile: Path, locale: str = "en-GB"):

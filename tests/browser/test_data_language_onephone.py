@@ -21,8 +21,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -30,7 +28,7 @@ import pytest
 
 from game import languages
 from tests.browser.onephone import (
-    OFFLINE_BUILD,
+    build_offline,
     launch,
     play_to_end,
     replay_bytes,
@@ -48,24 +46,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"]
 
 
-def build_offline(out: Path, langs: Path) -> dict:
-    """scripts/offline_assets.py run into `out` with SUSSURRO_LANGS_DIR=`langs`, Pyodide's
-    files and the lemma cache taken from offline-build/ (linked); its manifest."""
-    pyodide = json.loads((OFFLINE_BUILD / "manifest.json").read_text())["pyodide_dir"]
-    (out / pyodide).mkdir(parents=True)
-    for path in sorted((OFFLINE_BUILD / pyodide).iterdir()):  # the .gz beside them too
-        (out / pyodide / path.name).symlink_to(path)
-    cache = OFFLINE_BUILD / "build-cache"
-    if cache.is_dir():
-        (out / "build-cache").symlink_to(cache, target_is_directory=True)
-    env = {**os.environ, "SUSSURRO_OFFLINE_DIR": str(out), "SUSSURRO_LANGS_DIR": str(langs),
-           "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "offline_assets.py")],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads((out / "manifest.json").read_text())
-
-
 @pytest.fixture(scope="module")
 def zz_langs(tmp_path_factory):
     base = tmp_path_factory.mktemp("langs")
@@ -76,7 +56,7 @@ def zz_langs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def phone(pw, tmp_path_factory, built, zz_langs):  # noqa: F811
     tmp = tmp_path_factory.mktemp("opzz")
-    manifest = build_offline(tmp / "offline", zz_langs)
+    manifest = build_offline(tmp / "offline", {"SUSSURRO_LANGS_DIR": str(zz_langs)})
     assert manifest["core"]["extra_langs"] == ["zz"], manifest["core"]
     env = {"SUSSURRO_LANGS_DIR": str(zz_langs), "SUSSURRO_OFFLINE_DIR": str(tmp / "offline")}
     with ServerProc(tmp / "s.db", env=env) as srv:

@@ -5,42 +5,28 @@ winners first, each word labelled with whose it is) and item 12's one-phone word
 whispers, nobody "hosting" in the setup).
 
 The page runs this worktree's core: the offline build is made for the test in a
-temporary folder (Pyodide copied from offline-build/, the core packed from game/),
-and the server serves that one (SUSSURRO_OFFLINE_DIR).
+temporary folder (onephone.build_offline: Pyodide linked from offline-build/, the core
+packed from game/), and the server serves that one (SUSSURRO_OFFLINE_DIR).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 import game
-from tests.browser.onephone import OFFLINE_BUILD, countdown, launch, step, wait_js, wait_playable
+from tests.browser.onephone import build_offline, countdown, launch, step, wait_js, wait_playable
 from tests.support.server_proc import ServerProc
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["Ada", "Bruno", "Carla", "Dario"]
 
 
 @pytest.fixture(scope="module")
 def page_it(pw, tmp_path_factory):
-    if not (OFFLINE_BUILD / "manifest.json").is_file():
-        pytest.fail("offline-build/ is missing: ./scripts/setup.sh builds it")
     tmp = tmp_path_factory.mktemp("onephone")
     out = tmp / "offline"
-    out.mkdir()
-    for d in OFFLINE_BUILD.glob("pyodide-*"):
-        shutil.copytree(d, out / d.name)
-    env = {**os.environ, "SUSSURRO_OFFLINE_DIR": str(out), "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "offline_assets.py")], cwd=ROOT, env=env,
-                   check=True, capture_output=True, timeout=300)
+    build_offline(out)
     with ServerProc(tmp / "s.db", env={"SUSSURRO_OFFLINE_DIR": str(out)}) as srv:
         ctx, page, errors = launch(pw, tmp / "profile", locale="it-IT")
         try:
