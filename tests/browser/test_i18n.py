@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,7 @@ def meta(lang: str) -> dict:
 def _once(pairs: list[tuple[str, str]]) -> dict[str, str]:
     # A key given twice in one file: JSON keeps the last silently, so an edit of the first
     # would change nothing on screen.
-    keys = [k for k, _ in pairs]
-    twice = sorted({k for k in keys if keys.count(k) > 1})
+    twice = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
     assert not twice, f"keys given twice in one file: {twice}"
     return dict(pairs)
 

@@ -57,6 +57,8 @@ function offlineImpossible() {
 }
 
 function topbar() {
+  // The bar and the tab's title, both in the language shown.
+  document.title = `Sussurro · ${t("offline.title")}`;
   const bar = document.getElementById("topbar");
   bar.replaceChildren(
     h("a", { class: "brand", href: "/" }, "Sussurro"),
@@ -181,9 +183,7 @@ async function boot() {
   setLang(initialLang(null));
   topbar();
   drawStatus();
-  document.title = `Sussurro · ${t("offline.title")}`;
   onLangChange(() => {
-    document.title = `Sussurro · ${t("offline.title")}`;
     topbar();
     drawStatus();
     const shown = document.getElementById("toast");
