@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     add_cluster_parser(sub)
 
     try:  # the voice layer's bot command, when that layer is installed
-        from client.bot import add_parser as add_bot_parser
+        from client.bot_cli import add_parser as add_bot_parser
     except ImportError:
         add_bot_parser = None
     if add_bot_parser is not None:
