@@ -114,14 +114,16 @@ class Language:
     folder: Path
     text: TextRules
     family: FamilyRules
+    parts: frozenset[str] = frozenset()  # the data files present ("pairs", "impostore")
 
     def file(self, part: str) -> Path:
         """A data file of the language ("pairs", "impostore"), present or not."""
         return self.folder / f"{part}.json"
 
     def offers(self, part: str) -> bool:
-        """The language has that data file: its game is offered in it."""
-        return self.file(part).is_file()
+        """The language has that data file: its game is offered in it (as the folder was
+        when the language was read: views ask this for every player at every change)."""
+        return part in self.parts
 
 
 # ---------------------------------------------------------------- validation
@@ -262,6 +264,7 @@ def parse(folder: Path) -> Language:
         folder=folder,
         text=_text_rules(where, raw["text"]),
         family=_family_rules(where, raw["family"]),
+        parts=frozenset(p.stem for p in folder.glob("*.json") if p.name != "language.json"),
     )
 
 
