@@ -233,6 +233,9 @@ def play(walk: Walk, max_steps: int = 400) -> None:
     for _ in range(max_steps):
         walk.look()
         if page.locator("#end").count():
+            # The end screen may have come after the look above (the core answered the
+            # last action while the look waited): it is looked at too.
+            walk.look()
             return
         before = page.evaluate("JSON.stringify(window.__onephone.record()?.log?.length ?? -1)")
         if page.locator("#pass-confirm").count():
