@@ -462,9 +462,10 @@ def _check_cleaned(
 
 def warm_up(langs: tuple[str, ...] | None = None) -> None:
     """Load what the checks read once per process: the confusables table and the
-    lemma dictionaries of `langs` (all by default; about a second each). Without it the first
-    clue of each language pays that time; a server calls this at start-up, in a
-    worker thread, so that no room's loop (and voice) waits on it.
+    lemma dictionaries of `langs` (all by default; 0.1-0.6 s each). Without it the first
+    clue of each language pays that time; a server calls this in a worker thread (the
+    table at start-up, a language before a game in it starts or is replayed), so that no
+    room's loop (and voice) waits on it.
     """
     skeleton("warm-up")
     lemmas.preload(langs)

@@ -108,9 +108,11 @@ def _lifespan(edge: Edge):
             restrict_host_addresses(settings.rtc_addresses.split(","))
         # Import the voice stack (aiortc, av, numpy) and read the rules' text tables off
         # the event loop now, rather than stall every room for a second at the first
-        # player's welcome or the first clue of a language.
+        # player's welcome. A language's dictionaries are read when a room's game in it
+        # starts or is replayed (server/rooms/play.py), also off the loop: only the
+        # languages played are read (about a second of a core for all four).
         warm = [asyncio.create_task(asyncio.to_thread(voice_module)),
-                asyncio.create_task(asyncio.to_thread(game.warm_up))]
+                asyncio.create_task(asyncio.to_thread(game.warm_up, ()))]
         if cluster is not None:
             # Join only once both are done: doing it later would stall the event loop
             # (the first welcome imports the voice stack) past the claims' expiry.

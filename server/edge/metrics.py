@@ -145,6 +145,9 @@ def render_metrics(stats: dict[str, Any]) -> str:
         metric("sussurro_blas_threads", "threads numpy's BLAS may use for one matrix product"
                " (1 unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS says otherwise)", "gauge",
                stats["blas_threads"])
+    metric("sussurro_lemma_dictionaries", "languages whose lemma dictionary this process has"
+           " read (each when a game in it first starts or is replayed)", "gauge",
+           stats.get("lemma_languages", 0))
     metric("sussurro_voice_rooms", "rooms with a voice (built at their first accepted offer)",
            "gauge",
            len(stats["voices"]))

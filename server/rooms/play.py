@@ -9,6 +9,7 @@ allows handed to the voice (routing before notes), then cues, then views.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -35,10 +36,19 @@ def whisper_targets(room: Game, src: str) -> frozenset[str]:
     return frozenset(room.policy.whisper.get(src, frozenset()))
 
 
+async def ready_language(options: dict[str, Any]) -> None:
+    """The game's language's dictionaries read in a worker thread, not on the loop that
+    carries every room's voice (once per process and language; at once after that)."""
+    lang = options.get("lang")
+    if isinstance(lang, str):
+        await asyncio.to_thread(game.warm_up, (lang,))
+
+
 async def start_game(room: GameRoom) -> None:
     """Deal a new game to the seated members (a first game or a rematch)."""
     players = [{"id": m.id, "name": m.name} for m in room.table.seated()]
     options = game.validate_options(room.preset, room.options, len(players))
+    await ready_language(options)
     seed = new_seed()
     now = room.now()
     # The words are drawn apart and stored with the game: a replay after a

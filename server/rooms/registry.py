@@ -258,4 +258,5 @@ class Rooms:
                 "players_online": online, "voices": voices,
                 "db_changes": db.total_changes if db is not None else 0,
                 "ice_refused": guard.refused_candidates[0] if guard is not None else 0,
-                "ws_messages": dict(connection.MESSAGES)}
+                "ws_messages": dict(connection.MESSAGES),
+                "lemma_languages": len(game.dictionaries_read())}

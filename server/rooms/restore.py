@@ -60,6 +60,7 @@ async def load(room: StoredRoom) -> None:
     log_rows = await store.actions(code, g.n)
     room.seq, room.game_players = len(log_rows), g.players
     room.last_now = max([g.started_at] + [a.t for a in log_rows])
+    await play.ready_language(g.options)
     try:
         room.state = game.replay(g.preset, g.options, g.seed, g.players,
                                  [{"t": a.t, "player": a.player, "action": a.action}
