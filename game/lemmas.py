@@ -18,6 +18,7 @@ inflections. This module is the one place to change for that.
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from functools import cache, lru_cache
 from pathlib import Path
@@ -201,5 +202,6 @@ def preload(langs: tuple[str, ...] | None = None) -> None:
 def loaded_languages() -> list[str]:
     """The languages whose dictionary this process has read, in loading order (asking
     does not load simplemma)."""
-    found = _dictionaries() if _dictionaries.cache_info().currsize else None
+    # Before simplemma is imported nothing was read through it (and asking imports nothing).
+    found = _dictionaries() if "simplemma" in sys.modules else None
     return list(found[0].loaded) if found else list(_PACKED_LOADED)

@@ -229,10 +229,13 @@ class Rooms:
             await room.stop(P.CLOSE_MOVED, url)
 
     def nodes_changed(self, urls: list[str]) -> None:
-        """Every client learns the live nodes (`nodes`), to find its room if this node dies."""
+        """Every client learns the live nodes (`nodes`), to find its room if this node dies;
+        not the clients of a room this node may no longer hold (a node woken from a pause
+        sends them nothing before `moved`, issue 33)."""
         text = json.dumps({"type": "nodes", "nodes": urls}, separators=(",", ":"))
         for room in self.rooms.values():
-            room._send_all(text)
+            if room.may_send is None or room.may_send():
+                room._send_all(text)
 
     def _on_lost(self, code: str) -> None:
         # From inside the room's actor: the eviction must run outside it.
