@@ -234,7 +234,7 @@ class Rooms:
         sends them nothing before `moved`, issue 33)."""
         text = json.dumps({"type": "nodes", "nodes": urls}, separators=(",", ":"))
         for room in self.rooms.values():
-            if room.may_send is None or room.may_send():
+            if room.sending_allowed():
                 room._send_all(text)
 
     def _on_lost(self, code: str) -> None:

@@ -116,9 +116,14 @@ class Room:
                                max_candidates=settings.rtc_max_candidates,
                                layout_now=lambda: hearing.layout(self),
                                codec=settings.voice_codec,
-                               may_send=lambda: self.may_send is None or self.may_send())
+                               may_send=self.sending_allowed)
         # Voice offers per seat (each makes the server gather and send ICE checks).
         self.offers: dict[str, TokenBucket] = {}
+
+    def sending_allowed(self) -> bool:
+        """The room may send to its clients now (outside a cluster, always; in one, while
+        `may_send` says its claims hold)."""
+        return self.may_send is None or self.may_send()
 
     # The table, as the registry and the tests read it -------------------------
 
