@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,11 @@ def _path(lang: str) -> Path:
     return path
 
 
+def _names(text: str, secret: str) -> bool:
+    """Whether `text` says `secret` as a whole word, whatever the case."""
+    return re.search(rf"(?<!\w){re.escape(secret)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 @cache
 def _load(where: Path, lang: str) -> dict[str, Any]:
     with open(where, encoding="utf-8") as f:
@@ -71,6 +77,11 @@ def _load(where: Path, lang: str) -> dict[str, Any]:
         if not isinstance(hints, list) or not hints or not all(
                 isinstance(h, str) and h.strip() for h in hints):
             raise ValueError(f"{where}: {word!r} needs hint words")
+        named = [x for x in (word, cat, cats[cat]) for h in hints if _names(h, x)]
+        if named:
+            # The hint is all an impostor sees in hint mode: it may not say the word, nor
+            # the category the hint mode keeps from them ("fast food" under "food").
+            raise ValueError(f"{where}: a hint of {word!r} says {named[0]!r}")
         by_cat[cat].append({"word": word, "hints": list(hints)})
     empty = [c for c, ws in by_cat.items() if len(ws) < 2]
     if empty:

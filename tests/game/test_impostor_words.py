@@ -55,6 +55,29 @@ def test_a_malformed_word_file_is_a_bug(tmp_path, monkeypatch):
         wordbank._load.cache_clear()
 
 
+@pytest.mark.parametrize("hint", ["fast food", "FOOD", "Cibo da strada", "gatto nero"])
+def test_a_hint_that_says_its_word_or_category_is_a_bug(tmp_path, monkeypatch, hint):
+    """In hint mode the hint is all an impostor sees: a shipped hint that names the word or
+    the category ("fast food" under `food`, a CI run's leak) stops the file from loading."""
+    raw = {"lang": "it", "categories": {"food": "Cibo", "animals": "Animali"},
+           "words": [{"word": "pizza", "category": "food", "hints": ["forno"]},
+                     {"word": "pasta", "category": "food", "hints": ["sugo"]},
+                     {"word": "gatto", "category": "animals", "hints": ["fusa"]},
+                     {"word": "cane", "category": "animals", "hints": ["osso"]}]}
+    (tmp_path / "it.json").write_text(json.dumps(raw), encoding="utf-8")
+    monkeypatch.setattr(wordbank, "FOLDER", tmp_path)
+    try:
+        assert wordbank.categories("it") == ["food", "animals"]  # the file as it stands loads
+        wordbank._load.cache_clear()
+        target = raw["words"][2] if "gatto" in hint else raw["words"][0]
+        target["hints"].append(hint)
+        (tmp_path / "it.json").write_text(json.dumps(raw), encoding="utf-8")
+        with pytest.raises(ValueError, match="a hint of"):
+            wordbank.categories("it")
+    finally:
+        wordbank._load.cache_clear()
+
+
 def test_the_real_word_files_load_in_every_language():
     """The word data (game/langs/*/impostore.json) has categories with words and hints."""
     for lang in wordbank.LANGS:
