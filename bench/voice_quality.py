@@ -22,7 +22,7 @@ Paths (one Chromium, one context per page):
 
 Impairment: every page's ICE candidates, both ways, are rewritten (an init script wraps
 `localDescription`, `setRemoteDescription` and `addIceCandidate`) to one port of a UDP relay
-in this process (`Relay`, 127.0.0.1), which forwards to the other side's real loopback
+in a process of its own (`Relay`, 127.0.0.1), which forwards to the other side's real loopback
 address (learnt from its packets) from a second port that stands for the first side. Only
 RTP is impaired (first byte 128..191, second byte not 192..223, RFC 5761), in one direction;
 STUN, DTLS and RTCP pass. Profiles are data (`PROFILES`), seeded per cell.
@@ -439,6 +439,7 @@ def measure(relay: Relay, call: Call, path: str, profile: str, sp: Speech, seed:
         page.evaluate(START)
     if "blackout_s" in PROFILES[profile]:
         imp.blackout = blackout_window(call, sp, PROFILES[profile]["blackout_s"])
+        relay.blackout(link, direction, imp.blackout)  # the relay's process has its own copy
     time.sleep(seconds)
     mic, ear = pull(call.speaker), pull(call.listener)
     followed = call.listener.evaluate("() => window.__rec.followed || 0")
@@ -632,9 +633,12 @@ def run(paths: list[str], profiles: list[str], seed: int = 1, sentences: int = 3
                         for profile in profiles:
                             cell = measure(relay, call, path, profile, sp, seed)
                             check_relayed(cell, path, call.impaired[path][1])
-                            result["cells"].setdefault(path, {})[profile] = cell
+                            row = result["cells"].setdefault(path, {})
+                            key = profile if profile not in row else \
+                                f"{profile}#{sum(k.split('#')[0] == profile for k in row) + 1}"
+                            row[key] = cell  # a profile given twice: "clean", "clean#2"
                             if log:
-                                log(f"{path} {profile}: PESQ {cell['pesq_wb_mean']} STOI "
+                                log(f"{path} {key}: PESQ {cell['pesq_wb_mean']} STOI "
                                     f"{cell['stoi_mean']} delay {cell['delay_ms']} ms")
                     for page in (call.speaker, call.listener):
                         page.context.close()
@@ -651,7 +655,7 @@ def run(paths: list[str], profiles: list[str], seed: int = 1, sentences: int = 3
 def table(result: dict) -> str:
     """PESQ-WB means, one row per path, one column per profile."""
     cells = result["cells"]
-    profiles = list(result["profiles"])
+    profiles = list(dict.fromkeys(k for row in cells.values() for k in row))
     lines = ["| path | " + " | ".join(profiles) + " |", "|---" * (len(profiles) + 1) + "|"]
     for path, row in cells.items():
         lines.append(f"| {path} | " + " | ".join(

@@ -14,9 +14,15 @@ packets it gets (loopback only: anything else is counted and dropped).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import pickle
 import random
+import struct
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 def is_rtp(data: bytes) -> bool:
@@ -126,71 +132,162 @@ class Link:
 
 
 class Relay:
-    """The links' event loop, in a thread of its own (the bench and the tests drive Playwright's sync API)."""
+    """The links' event loop, in a process of its own.
+
+    The bench and the tests drive Playwright's sync API and score speech in their own
+    process: a relay thread there waited for the GIL while PESQ ran (45-68 ms at every
+    cell's scoring, 10-15 ms while a recording was pulled), and its late packets moved the
+    server's and the browsers' jitter buffers for the next cell. Commands go to the child
+    as pickled frames on its stdin, answers come back on its stdout (`_serve`)."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="relay")
-        self.thread.start()
-        self.links: list[Link] = []
+        root = Path(__file__).resolve().parents[2]
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.udp_relay"], cwd=root,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.lock = threading.Lock()
+        self.links: list[RelayLink] = []
 
-    def _call(self, fn, *args):
-        done = threading.Event()
-        box: list = []
+    def _call(self, *cmd):
+        with self.lock:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the relay's process has ended ({self.proc.returncode})")
+            _write(self.proc.stdin, cmd)
+            ok, value = _read(self.proc.stdout)
+        if not ok:
+            raise RuntimeError(f"the relay refused {cmd[0]}: {value}")
+        return value
 
-        def run():
-            box.append(fn(*args))
-            done.set()
-        self.loop.call_soon_threadsafe(run)
-        if not done.wait(10):
-            raise RuntimeError("the relay's loop does not answer")
-        return box[0]
-
-    def link(self) -> Link:
-        async def make() -> Link:
-            link = Link(self.loop)
-            for side in (0, 1):
-                t, _ = await self.loop.create_datagram_endpoint(
-                    lambda side=side: _End(link, side), local_addr=("127.0.0.1", 0))
-                link.transports.append(t)
-                link.ports.append(t.get_extra_info("sockname")[1])
-            return link
-        link = asyncio.run_coroutine_threadsafe(make(), self.loop).result(10)
+    def link(self) -> RelayLink:
+        index, ports = self._call("link")
+        link = RelayLink(index, ports)
         self.links.append(link)
         return link
 
-    def set(self, link: Link, direction: str, imp: Impairment | None) -> None:
-        self._call(link.impair.__setitem__, direction, imp)
+    def set(self, link: RelayLink, direction: str, imp: Impairment | None) -> None:
+        """`imp` goes to the relay's process as it is now (a copy: set its blackout
+        with `blackout`)."""
+        self._call("set", link.index, direction, imp)
 
-    def set_down(self, link: Link, down: bool) -> None:
-        self._call(setattr, link, "down", down)
+    def blackout(self, link: RelayLink, direction: str,
+                 window: tuple[float, float] | None) -> None:
+        """Drop `direction`'s RTP over `window` ([start, end) on time.monotonic's clock)."""
+        self._call("blackout", link.index, direction, window)
 
-    def close_link(self, link: Link) -> None:
+    def set_down(self, link: RelayLink, down: bool) -> None:
+        self._call("down", link.index, down)
+
+    def close_link(self, link: RelayLink) -> None:
         """The link's ports are gone (the old network): packets to them go nowhere."""
-        def close():
-            for t in link.transports:
-                t.close()
-        self._call(close)
+        self._call("close_link", link.index)
 
-    def counts(self, link: Link) -> dict:
-        return self._call(link.snapshot)
+    def counts(self, link: RelayLink) -> dict:
+        return self._call("counts", link.index)
 
     def close(self) -> None:
-        def stop():
-            for link in self.links:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError, RuntimeError, EOFError):
+                self._call("quit")
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        for f in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                f.close()
+
+
+@dataclass
+class RelayLink:
+    """The parent's handle on a link of the relay's process: its two ports."""
+    index: int
+    ports: list[int]
+
+
+def _write(f, obj) -> None:
+    data = pickle.dumps(obj)
+    f.write(struct.pack("!I", len(data)) + data)
+    f.flush()
+
+
+def _read(f):
+    head = f.read(4)
+    if len(head) < 4:
+        raise EOFError("the relay's pipe closed")
+    (n,) = struct.unpack("!I", head)
+    return pickle.loads(f.read(n))
+
+
+def _serve() -> None:
+    """The relay's process: the links on an asyncio loop, commands read by a thread."""
+    loop = asyncio.new_event_loop()
+    links: list[Link] = []
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+
+    async def make() -> Link:
+        link = Link(loop)
+        for side in (0, 1):
+            t, _ = await loop.create_datagram_endpoint(
+                lambda side=side: _End(link, side), local_addr=("127.0.0.1", 0))
+            link.transports.append(t)
+            link.ports.append(t.get_extra_info("sockname")[1])
+        links.append(link)
+        return link
+
+    async def run(cmd):
+        op, *args = cmd
+        if op == "link":
+            link = await make()
+            return len(links) - 1, list(link.ports)
+        if op == "quit":
+            for link in links:
                 for t in link.transports:
                     t.close()
-            self.loop.stop()
-        self.loop.call_soon_threadsafe(stop)
-        self.thread.join(5)
-        self.loop.close()
+            loop.call_soon(loop.stop)
+            return None
+        link = links[args[0]]
+        if op == "set":
+            link.impair[args[1]] = args[2]
+        elif op == "blackout":
+            if link.impair[args[1]] is not None:
+                link.impair[args[1]].blackout = args[2]
+        elif op == "down":
+            link.down = args[1]
+        elif op == "close_link":
+            for t in link.transports:
+                t.close()
+        elif op == "counts":
+            return link.snapshot()
+        else:
+            raise ValueError(f"unknown command {op!r}")
+        return None
+
+    def commands() -> None:
+        while True:
+            try:
+                cmd = _read(stdin)
+            except EOFError:  # the parent is gone: so is the relay
+                loop.call_soon_threadsafe(loop.stop)
+                return
+            try:
+                answer = (True, asyncio.run_coroutine_threadsafe(run(cmd), loop).result(10))
+            except Exception as e:  # noqa: BLE001 - said to the parent, which raises it
+                answer = (False, f"{type(e).__name__}: {e}")
+            _write(stdout, answer)
+            if cmd[0] == "quit":
+                return
+
+    threading.Thread(target=commands, daemon=True, name="relay-commands").start()
+    loop.run_forever()
+    loop.close()
 
 
 def counts_delta(c0: dict, c1: dict) -> dict:
     return {d: {k: c1[d][k] - c0[d][k] for k in c1[d]} for d in c1}
 
 
-def use(page, link: Link) -> None:
+def use(page, link: RelayLink) -> None:
     """The page's next negotiation goes through `link` (its current one is left as is)."""
     page.evaluate("(p) => { window.__relayPorts = p; }", link.ports)
 
@@ -245,7 +342,7 @@ PAGE_HOOK = """(() => {
 })();"""
 
 
-def page_hook(link: Link) -> str:
+def page_hook(link: RelayLink) -> str:
     """The init script for a page whose first negotiation goes through `link`."""
     return f"window.__relayPorts = [{link.ports[0]}, {link.ports[1]}];\n{PAGE_HOOK}"
 
@@ -263,3 +360,7 @@ INBOUND = """async () => {
   });
   return { packets, level, pcs: window.__pcs.length, state: pc.connectionState };
 }"""
+
+
+if __name__ == "__main__":
+    _serve()
