@@ -92,6 +92,7 @@ PATHS = ("room-up", "room-down", "direct")
 # everything dropped that long, from 0.8 s into a sentence.
 PROFILES: dict[str, dict] = {
     "clean": {},
+    "hiccups": {"hiccup": (150.0, 3.0, 8.0)},
     "loss3": {"loss": 0.03},
     "loss10": {"loss": 0.10},
     "bursty": {"burst": (0.05, 3.0)},

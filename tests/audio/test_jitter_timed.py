@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audio import FRAME
+from audio.arrival import MARGIN
 from audio.jitter import PATIENCE_SMALL, JitterQueue
 from audio.synth import speech_like, tone
 
@@ -69,7 +70,8 @@ def test_a_steady_stream_plays_on_the_first_tick_after_it_arrives():
     # one frame of capture and 0.7 tick of waiting, plus what is left of the cut.
     assert np.ptp(lag) == 0 and 2 * FRAME <= lag[0] <= 2.4 * FRAME
     assert np.ptp(lag0) == 0 and lag0[0] == 3 * FRAME
-    assert timed.underruns == 0 and timed.jitter is not None and timed.jitter < 0.15
+    # `jitter` is the spread the playout allows for: the margin and (here) almost nothing
+    assert timed.underruns == 0 and timed.jitter is not None and timed.jitter < MARGIN + 0.05
 
 
 def test_jitter_is_waited_for_once_and_never_heard_as_holes():
@@ -87,11 +89,11 @@ def test_jitter_is_waited_for_once_and_never_heard_as_holes():
     steps = np.abs(np.diff(out[500 * FRAME : -20 * FRAME]))
     assert steps.max() < 1e-3  # the ramp plays on, unbroken
     # The worst arrival is 1 + 0.1 + 1.5 ticks after the frame started; with the
-    # margin (0.1) the first whole tick after it is 3: played 3 ticks after being
+    # margin (0.4) the first whole tick after it is 3: played 3 ticks after being
     # spoken, within a cut's residue.
     assert 3 * FRAME <= settled.min() and settled.max() <= 3.4 * FRAME
     assert q.underruns == 0
-    assert 1.3 <= q.jitter <= 1.7
+    assert 1.2 <= q.jitter - MARGIN <= 1.6
 
 
 def test_a_burst_after_a_200_ms_stall_is_back_to_the_usual_latency_within_half_a_second():
@@ -170,7 +172,7 @@ def test_a_new_sender_clock_is_learnt_afresh():
         q.push(ramp[k * FRAME : (k + 1) * FRAME], since_pop=0.3, ts=1e6 + k)
         out.append(q.pop())
         assert t == q._tick
-    assert q.jitter < 0.15  # the jump of 1e6 was not taken for jitter
+    assert q.jitter < MARGIN + 0.05  # the jump of 1e6 was not taken for jitter
     y = np.concatenate(out)
     assert (y[60 * FRAME :] > 0).all()
 

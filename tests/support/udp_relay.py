@@ -55,6 +55,12 @@ class Impairment:
         if rng.random() < p.get("loss", 0.0):
             return None
         delay = 0.0
+        if "hiccup" in p:
+            # A clean link whose packets now and then come a few ms late (a busy sender's
+            # audio thread, a Wi-Fi retry): one in `every` on average, lo..hi ms.
+            every, lo, hi = p["hiccup"]
+            if rng.random() < 1.0 / every:
+                delay = rng.uniform(lo, hi) / 1000
         if "jitter_ms" in p:
             mean, sd = p["jitter_ms"]
             delay = max(0.0, rng.gauss(mean, sd)) / 1000
