@@ -307,13 +307,7 @@ class JitterQueue:
         if self._delays.last_d is None:
             return self.max_frames
         low, high = self._delays.spread()
-        need = math.ceil(high - low) + 2
-        if self._offset is not None:
-            # A need that fell (the jitter aged out of the figures) lowers the cap only as
-            # the cuts take the cushion away (`_best_offset`, in pauses): the frames the
-            # playout still means to play are never dropped as an overflow.
-            need = max(need, math.ceil(self._offset - low) + 1)
-        return max(self.max_frames, min(DEEPEST, need))
+        return max(self.max_frames, min(DEEPEST, math.ceil(high - low) + 2))
 
     def _chronic(self) -> int:
         # Two holes (underruns, late or lost frames) within HOLE_MEMORY: a frame more.
