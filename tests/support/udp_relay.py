@@ -136,6 +136,11 @@ class Link:
     def snapshot(self) -> dict:
         return {d: dict(v) for d, v in self.counts.items()}
 
+    def close(self) -> None:
+        """Both ports gone: packets to them go nowhere."""
+        for t in self.transports:
+            t.close()
+
 
 class Relay:
     """The links' event loop, in a process of its own.
@@ -248,8 +253,7 @@ def _serve() -> None:
             return len(links) - 1, list(link.ports)
         if op == "quit":
             for link in links:
-                for t in link.transports:
-                    t.close()
+                link.close()
             loop.call_soon(loop.stop)
             return None
         link = links[args[0]]
@@ -261,8 +265,7 @@ def _serve() -> None:
         elif op == "down":
             link.down = args[1]
         elif op == "close_link":
-            for t in link.transports:
-                t.close()
+            link.close()
         elif op == "counts":
             return link.snapshot()
         else:
