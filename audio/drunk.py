@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal
+
+from audio.iir import butter_lowpass
+from audio.iir import lfilter as _lfilter
 
 __all__ = ["DrunkParams", "DrunkVoice", "process_frames"]
 
@@ -91,38 +93,6 @@ def _hash_uniform(seed: int, stream: int, index: np.ndarray) -> np.ndarray:
     z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
     z = z ^ (z >> _U64(31))
     return (z >> _U64(11)).astype(np.float64) / _MASK53 * 2.0 - 1.0
-
-
-def _pick_lfilter():
-    """lfilter(b, a, x, zi) -> (y, zf); scipy's C routine itself when it answers like lfilter.
-
-    The public wrapper spends about a third of a 20 ms call checking its
-    arguments; the routine behind it is private, so it is used only if it is
-    there and gives lfilter's answer, else the public function.
-    """
-
-    def public(b, a, x, zi):
-        return signal.lfilter(b, a, x, zi=zi)
-
-    try:
-        from scipy.signal._sigtools import _linear_filter  # noqa: PLC0415
-
-        def direct(b, a, x, zi):
-            return _linear_filter(b, a, x, -1, zi)
-
-        b, a = signal.butter(2, 0.1)
-        # one row, and rows filtered side by side along the last axis (as _batch does)
-        x, zi = np.linspace(-1.0, 1.0, 32).reshape(2, 16), np.array([[0.25, -0.5], [0.0, 1.0]])
-        for args in ((x[0], zi[0]), (x[:1], zi[:1]), (x, zi)):
-            for got, want in zip(direct(b, a, *args), public(b, a, *args), strict=True):
-                if not np.array_equal(got, want):
-                    return public
-        return direct
-    except Exception:  # noqa: BLE001 - any surprise from a private API means: do not use it
-        return public
-
-
-_lfilter = _pick_lfilter()
 
 
 # Rows: the coefficients c1, c2, c3 of the 4-point Lagrange interpolator through
@@ -210,7 +180,7 @@ class DrunkVoice:
 
         # Transfer-function form: at this low order it is well conditioned, and
         # lfilter costs far less per 20 ms call than sosfilt's wrapper.
-        self._lp_b, self._lp_a = signal.butter(p.lowpass_order, p.lowpass_hz, fs=sr)
+        self._lp_b, self._lp_a = butter_lowpass(p.lowpass_order, p.lowpass_hz, sr)
         self._tremolo_phase0 = (
             float(_hash_uniform(self.seed, 4, np.zeros(1, np.int64))[0]) + 1.0
         ) * math.pi
