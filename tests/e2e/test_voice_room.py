@@ -162,8 +162,10 @@ async def test_listeners_with_the_same_mix_share_one_encode():
         # once (these bots send their silence too, no DTX; a few are in flight or held
         # for the next tick at either end), and the mixes encoded. On a loaded machine the
         # server's receive can be a few frames behind the bots' sends (72 decoded for 93
-        # sent in one run): it is given up to 3 s to catch up, and the decodes are then
-        # bounded by the sends on both sides (none skipped, none twice).
+        # sent in one run): it is given up to 3 s to catch up, so none is skipped. None is
+        # decoded twice: the room's decodes since its start never pass the packets sent
+        # since theirs (in a window, a backlog the server had at its start would be
+        # decoded in it: 96 decoded for 83 sent in one loaded run).
         slack = 3 * len(pids)
         for _ in range(60):
             if room.voice.stats()["decodes"] - s1["decodes"] >= sent2 - sent1 - slack:
@@ -171,8 +173,8 @@ async def test_listeners_with_the_same_mix_share_one_encode():
             await asyncio.sleep(0.05)
         s3, sent3 = room.voice.stats(), sum(room.peers[p].mic.sent for p in pids)
         decoded = s3["decodes"] - s1["decodes"]
-        assert sent2 - sent1 - slack <= decoded <= sent3 - sent1 + slack, (decoded, sent2 - sent1,
-                                                                           sent3 - sent1)
+        assert decoded >= sent2 - sent1 - slack, (decoded, sent2 - sent1)
+        assert s3["decodes"] <= sent3, (s3["decodes"], sent3)
         assert s2["opus_decode_cpu_s"] > s1["opus_decode_cpu_s"]
         assert s2["opus_encode_cpu_s"] > s1["opus_encode_cpu_s"]
     finally:
