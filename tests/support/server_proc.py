@@ -12,7 +12,9 @@ relaxed throttles (so tests may create many rooms quickly); pass `env={...}`
 to override any `SUSSURRO_*` setting (e.g. `{"SUSSURRO_JOIN_BURST": "3"}`) and
 `args=[...]` for more flags (`["--lan"]`: HTTPS beside HTTP on the same port;
 `/healthz` is still polled over http).
-The port stays the same across restarts. Its log is `srv.log_path`;
+The server is the real command, forked from a process per test run that has already
+imported it (tests/support/server_fork.py; `fork=False` or `SUSSURRO_TEST_FORK=0` for a
+fresh process). The port stays the same across restarts. Its log is `srv.log_path`;
 `srv.log_tail()` is handy in assertion messages.
 """
 
@@ -28,6 +30,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from tests.support.server_fork import Template
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,8 +81,12 @@ class ServerProc:
     def __init__(self, db: str | os.PathLike[str], port: int | None = None,
                  env: dict[str, str] | None = None, relaxed: bool = True,
                  log_path: str | os.PathLike[str] | None = None,
-                 log_level: str = "warning", args: list[str] | None = None) -> None:
+                 log_level: str = "warning", args: list[str] | None = None,
+                 fork: bool | None = None) -> None:
         self.db = str(db)
+        # Forked from the test process's server template (tests/support/server_fork.py)
+        # unless told not to (fork=False, or SUSSURRO_TEST_FORK=0 for the whole run).
+        self.fork = os.environ.get("SUSSURRO_TEST_FORK", "1") != "0" if fork is None else fork
         self.args = list(args or [])  # more `sussurro serve` flags (e.g. ["--lan"])
         self.port = port or free_port()
         # A port picked here may be taken by another process before the server binds it
@@ -121,12 +129,18 @@ class ServerProc:
         cmd = [_python(), "-m", "sussurro.cli", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--db", self.db, "--log-level", self.log_level,
                *self.args]
-        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
-        try:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
-        finally:
-            log.close()
+        template = Template.get(_python()) if self.fork else None
+        if template is not None and template.forkable(env):
+            # The same command, forked from a process that has imported the server
+            # (tests/support/server_fork.py): 1.3 s of a core less for each start.
+            self.proc = template.start(cmd[3:], env, str(self.log_path))
+        else:
+            log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+            try:
+                self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+            finally:
+                log.close()
         if not self._atexit:
             # A test run that dies without its teardown must not leave servers behind.
             atexit.register(self.kill)

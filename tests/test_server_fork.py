@@ -1,0 +1,42 @@
+"""tests/support/server_fork.py: test servers forked from a process that has imported the
+server behave as the command started fresh does."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import httpx
+
+from tests.support.server_fork import ForkedProc
+from tests.support.server_proc import ServerProc
+
+
+def test_a_forked_server_has_its_own_environment_session_log_and_exit(tmp_path):
+    # Its environment is the one asked: one room per address, the second refused.
+    srv = ServerProc(tmp_path / "f.db", env={"SUSSURRO_CREATE_BURST": "1", "SUSSURRO_CREATE_RATE":
+                                             "0.001"}, log_level="info")
+    fresh = ServerProc(tmp_path / "p.db", fork=False)
+    try:
+        srv.start()
+        fresh.start()
+        assert isinstance(srv.proc, ForkedProc) and isinstance(fresh.proc, subprocess.Popen)
+        create = [httpx.post(srv.url("/api/rooms"), json={"name": "Ada"}).status_code
+                  for _ in range(2)]
+        assert create == [200, 429]
+        assert httpx.post(fresh.url("/api/rooms"), json={"name": "Ada"}).status_code == 200
+        assert os.getsid(srv.proc.pid) == srv.proc.pid  # its own session, as start_new_session
+        assert httpx.get(srv.url("/healthz")).status_code == 200
+        assert "live room(s) restored" in srv.log_path.read_text()
+        pid = srv.proc.pid
+        srv.restart(crash=True)  # SIGKILL, then a new fork on the same port and DB
+        assert srv.proc.pid != pid and httpx.get(srv.url("/healthz")).status_code == 200
+        assert srv.stop() == fresh.stop()  # SIGTERM ends both alike
+    finally:
+        srv.kill()
+        fresh.kill()
+
+
+def test_a_knob_read_at_import_gets_a_fresh_process(tmp_path):
+    with ServerProc(tmp_path / "b.db", env={"OPENBLAS_NUM_THREADS": "3"}) as srv:
+        assert isinstance(srv.proc, subprocess.Popen)
