@@ -12,6 +12,11 @@ from tests.support.server_fork import ForkedProc
 from tests.support.server_proc import ServerProc
 
 
+def _signals(pid: int) -> list[str]:
+    """What the process ignores and catches (/proc's masks)."""
+    return [line for line in open(f"/proc/{pid}/status") if line.startswith(("SigIgn", "SigCgt"))]
+
+
 def test_a_forked_server_has_its_own_environment_session_log_and_exit(tmp_path):
     # Its environment is the one asked: one room per address, the second refused.
     srv = ServerProc(tmp_path / "f.db", env={"SUSSURRO_CREATE_BURST": "1", "SUSSURRO_CREATE_RATE":
@@ -27,6 +32,9 @@ def test_a_forked_server_has_its_own_environment_session_log_and_exit(tmp_path):
         assert httpx.post(fresh.url("/api/rooms"), json={"name": "Ada"}).status_code == 200
         assert os.getsid(srv.proc.pid) == srv.proc.pid  # its own session, as start_new_session
         assert httpx.get(srv.url("/healthz")).status_code == 200
+        # The signals as a fresh interpreter has them (a SIGPIPE left at its default killed a
+        # forked node whose Redis connection was cut).
+        assert _signals(srv.proc.pid) == _signals(fresh.proc.pid)
         assert "live room(s) restored" in srv.log_path.read_text()
         pid = srv.proc.pid
         srv.restart(crash=True)  # SIGKILL, then a new fork on the same port and DB

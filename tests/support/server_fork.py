@@ -120,7 +120,12 @@ def _child(request: dict) -> None:
     code = 1
     try:
         os.setsid()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+        # The signals as a fresh interpreter has them: SIGINT raises KeyboardInterrupt,
+        # SIGPIPE is ignored (a write to a closed socket is an error, not the end: a
+        # default SIGPIPE killed a node whose Redis connection was cut).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        for sig in (signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
         log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         null = os.open(os.devnull, os.O_RDONLY)
