@@ -45,6 +45,23 @@ def test_a_forked_server_has_its_own_environment_session_log_and_exit(tmp_path):
         fresh.kill()
 
 
+def test_the_commands_own_default_in_the_environment_still_forks(tmp_path, monkeypatch):
+    """A test that ran `sussurro.cli.main` in this process left OPENBLAS_NUM_THREADS=1 in
+    its environment (the command's default): the same server, still forked (in one run
+    every later server of that worker was a fresh process)."""
+    from sussurro.cli import BLAS_THREAD_KNOBS, limit_blas_threads
+
+    for knob in BLAS_THREAD_KNOBS:
+        monkeypatch.delenv(knob, raising=False)
+    with ServerProc(tmp_path / "first.db") as srv:  # the template, if this process had none
+        assert isinstance(srv.proc, ForkedProc)
+    limit_blas_threads(env := {})
+    for knob, value in env.items():
+        monkeypatch.setenv(knob, value)
+    with ServerProc(tmp_path / "d.db") as srv:
+        assert isinstance(srv.proc, ForkedProc)
+
+
 def test_a_knob_read_at_import_gets_a_fresh_process(tmp_path):
     with ServerProc(tmp_path / "b.db", env={"OPENBLAS_NUM_THREADS": "3"}) as srv:
         assert isinstance(srv.proc, subprocess.Popen)

@@ -32,7 +32,18 @@ ROOT = Path(__file__).resolve().parents[2]
 # Environment variables read when a module is imported (not when the server runs): a
 # server asked with one of them set differently from the template gets a fresh process.
 IMPORT_TIME_KNOBS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
-                     "PYTHONHASHSEED", "PYTHONPATH", "PYTHONMALLOC")
+                     "PYTHONPATH", "PYTHONMALLOC")
+
+
+def _effective(env: dict[str, str]) -> dict[str, str | None]:
+    """The knobs as the server sees them once `sussurro.cli` has set its default (one BLAS
+    thread where none is chosen): a test process that ran the command in-process has that
+    default in its own environment, and it is the same server."""
+    from sussurro.cli import limit_blas_threads
+
+    env = dict(env)
+    limit_blas_threads(env)
+    return {k: env.get(k) for k in IMPORT_TIME_KNOBS}
 
 
 class ForkedProc:
@@ -96,7 +107,7 @@ class Template:
 
     def forkable(self, env: dict[str, str]) -> bool:
         """Whether a server with `env` may be a fork of this template."""
-        return all(env.get(k) == self.env.get(k) for k in IMPORT_TIME_KNOBS)
+        return _effective(env) == _effective(self.env)
 
     def _ask(self, request: dict) -> dict:
         with self._io:
