@@ -27,20 +27,19 @@ import threading
 import time
 from pathlib import Path
 
+from sussurro.cli import BLAS_THREAD_KNOBS, limit_blas_threads
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Environment variables read when a module is imported (not when the server runs): a
 # server asked with one of them set differently from the template gets a fresh process.
-IMPORT_TIME_KNOBS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
-                     "PYTHONPATH", "PYTHONMALLOC")
+IMPORT_TIME_KNOBS = (*BLAS_THREAD_KNOBS, "PYTHONPATH", "PYTHONMALLOC")
 
 
 def _effective(env: dict[str, str]) -> dict[str, str | None]:
     """The knobs as the server sees them once `sussurro.cli` has set its default (one BLAS
     thread where none is chosen): a test process that ran the command in-process has that
     default in its own environment, and it is the same server."""
-    from sussurro.cli import limit_blas_threads
-
     env = dict(env)
     limit_blas_threads(env)
     return {k: env.get(k) for k in IMPORT_TIME_KNOBS}
@@ -84,9 +83,10 @@ class Template:
     _failed = False
 
     def __init__(self, python: str) -> None:
-        self.env = dict(os.environ)
+        env = dict(os.environ)
+        self.knobs = _effective(env)  # as the template's imports saw them
         self.proc = subprocess.Popen([python, "-u", "-m", "tests.support.server_fork"], cwd=ROOT,
-                                     env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, bufsize=1)
         self._io = threading.Lock()
         ready = json.loads(self.proc.stdout.readline() or "null")
@@ -107,7 +107,7 @@ class Template:
 
     def forkable(self, env: dict[str, str]) -> bool:
         """Whether a server with `env` may be a fork of this template."""
-        return _effective(env) == _effective(self.env)
+        return _effective(env) == self.knobs
 
     def _ask(self, request: dict) -> dict:
         with self._io:
@@ -168,8 +168,6 @@ def _child(request: dict) -> None:
 
 
 def _serve_requests() -> None:
-    from sussurro.cli import limit_blas_threads
-
     limit_blas_threads()  # as the command does, before numpy is imported
     import game  # noqa: F401 - imported here so that every fork has it
     import server.main  # noqa: F401

@@ -31,9 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.server_fork import Template
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.server_fork import ROOT, Template
 
 # Throttles wide open: tests exercise them on purpose with their own env.
 RELAXED = {
@@ -126,19 +124,19 @@ class ServerProc:
     def _start(self, timeout: float) -> ServerProc:
         first = self.proc is None
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
-        cmd = [_python(), "-m", "sussurro.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--db", self.db, "--log-level", self.log_level,
-               *self.args]
+        argv = ["serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db,
+                "--log-level", self.log_level, *self.args]
         template = Template.get(_python()) if self.fork else None
         if template is not None and template.forkable(env):
             # The same command, forked from a process that has imported the server
             # (tests/support/server_fork.py): 1.3 s of a core less for each start.
-            self.proc = template.start(cmd[3:], env, str(self.log_path))
+            self.proc = template.start(argv, env, str(self.log_path))
         else:
             log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
             try:
-                self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
-                                             stderr=subprocess.STDOUT, start_new_session=True)
+                self.proc = subprocess.Popen([_python(), "-m", "sussurro.cli", *argv], cwd=ROOT,
+                                             env=env, stdout=log, stderr=subprocess.STDOUT,
+                                             start_new_session=True)
             finally:
                 log.close()
         if not self._atexit:
