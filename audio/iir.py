@@ -92,7 +92,8 @@ def _load_routine() -> Callable | None:
 
 def _pick() -> Callable:
     """lfilter(b, a, x, zi) -> (y, zf): the compiled routine if it answers like the
-    reference on one row and on rows side by side, else scipy.signal.lfilter."""
+    reference on one row and on rows side by side, else scipy.signal.lfilter (whose
+    wrapper also spends about a third of a 20 ms call checking its arguments)."""
     routine = _load_routine()
     if routine is None:
         return _public
