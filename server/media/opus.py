@@ -55,8 +55,8 @@ class OpusSettings:
     speech). The mix is the voice's second generation of Opus (the browser coded it
     first), and each generation's noise adds: at 40 kb/s set the tandem scored 0.45 PESQ
     below the mic's own coding, at 64 kb/s 0.27, with the mic asked for 64 kb/s too
-    (rtc.MIC_BITRATE; bench/README.md, "Voice quality": the room's clean speech then
-    scores as a direct browser call's). CELT costs less than half the CPU of SILK's
+    (rtc.MIC_BITRATE), and 0.10-0.15 at 64 kb/s with complexity 8 (below; bench/README.md,
+    "Voice quality"). CELT costs less than half the CPU of SILK's
     hybrid mode per encode and 4 ms less look-ahead; it has no in-band FEC, so a lossy
     listener is protected otherwise. `for_codec("silk")` is the SILK setting, for links
     short of bandwidth.
@@ -75,8 +75,13 @@ class OpusSettings:
     # mix's 64 per channel pair, as the tandem needs (see the class).
     stereo_bitrate: int = 96000
     stereo_application: str = "lowdelay"
-    # 0..10; 5 costs ~150 us per 20 ms frame here, 10 ~200 us, for no audible gain on speech
-    complexity: int = 5
+    # 0..10. CELT (the mix's mode) analyses more from 7 and most from 8: the tandem (a
+    # browser's 64 kb/s voice decoded, mixed and coded again at 64) cost 0.25-0.27 PESQ-WB
+    # at 5 (and 4 and 6, which code the same), 0.10-0.15 at 8 (9 and 10 the same), for
+    # ~90 -> ~135 us an encode here (issue 36: the clean room's gap to a direct call;
+    # bench/README.md "The mix's complexity"). SILK's hybrid mode (`for_codec("silk")`)
+    # keeps 5: at 32 kb/s 8 doubles its encode (bench/ROOM.md, "Opus complexity").
+    complexity: int = 8
     application: str = "lowdelay"
     # SILK's in-band FEC ("voip" only: CELT has none), so one lost packet is rebuilt
     # from the next
@@ -99,7 +104,7 @@ class OpusSettings:
         """The settings of `Settings.voice_codec`: "celt" (the defaults) or "silk" (the
         mono mix in SILK's hybrid mode at 32 kb/s, with in-band FEC); ValueError else."""
         if check_voice_codec(codec) == "silk":
-            return cls(bitrate=32000, application="voip")
+            return cls(bitrate=32000, application="voip", complexity=5)
         return cls()
 
 

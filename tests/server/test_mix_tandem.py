@@ -1,0 +1,85 @@
+"""Issue 36, a clean link: what coding the mix again costs the voice (the tandem).
+
+Through a room a player's voice is coded twice: by their browser (Opus "voip" at the
+64 kb/s the server's answer asks, in-band FEC: `BROWSER_MIC`), then, decoded and mixed,
+by the server for each listener (`OpusSettings`: CELT at 64 kb/s). A direct call codes it
+once. Each generation adds its noise, and the second one was most of what kept a clean
+room ~0.25 PESQ-WB behind a direct call in bench/voice_quality.py: at complexity 5 the
+mix's encoder cost the mic's speech 0.25-0.27 PESQ-WB, at 8 0.10-0.15 (bench/README.md,
+"The mix's complexity").
+
+Here espeak-ng's sentences in the three languages go through the real codecs (libopus)
+and the real mixer, as one listener hears one speaker, and are scored against the
+speaker's own coding.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio import FRAME, RoomMixer, Routing
+from server.media.opus import BROWSER_MIC, OpusDecoder, OpusEncoder, OpusSettings
+
+pesq = pytest.importorskip("pesq").pesq
+pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+
+# The mean cost of the mix's coding, PESQ-WB points below the mic's own: 0.25-0.27 at
+# complexity 5 (refused), 0.10-0.15 at 8.
+TANDEM_COST_MAX = 0.18
+
+
+def _code(x: np.ndarray, settings: OpusSettings) -> np.ndarray:
+    enc, dec = OpusEncoder(settings, 1), OpusDecoder()
+    return np.concatenate([dec.decode(enc.encode(x[i:i + FRAME])) for i in range(0, len(x), FRAME)])
+
+
+def _through_the_mixer(x: np.ndarray) -> np.ndarray:
+    """What listener "b" hears of speaker "a" alone in a public debate: the room's mixer
+    (gain ramps, limiter) tick by tick."""
+    m = RoomMixer()
+    for p in ("a", "b"):
+        m.add_player(p)
+    m.set_routing(Routing(public=frozenset({"a", "b"}), whisper={}, whispering={}))
+    out = []
+    for i in range(0, len(x), FRAME):
+        m.push("a", np.ascontiguousarray(x[i:i + FRAME], dtype=np.float32))
+        out.append(np.asarray(m.tick().mixes["b"], dtype=np.float32).reshape(-1))
+    return np.concatenate(out)
+
+
+def _score(ref: np.ndarray, deg: np.ndarray) -> float:
+    """PESQ-WB of `deg` against `ref` (both 48 kHz), `deg` aligned first (the codecs'
+    look-ahead delays it a few ms)."""
+    from scipy.signal import resample_poly
+
+    r, d = resample_poly(ref, 1, 3), resample_poly(deg, 1, 3)
+    lag = int(np.argmax(np.correlate(d[:r.size + 400], r[:r.size - 400], "valid")))
+    d = d[lag:lag + r.size]
+    return float(pesq(16000, r[:d.size], d, "wb"))
+
+
+def test_the_mix_coded_again_stays_close_to_the_speakers_own_coding():
+    from bench.opus_quality import SENTENCES, padded, speech
+
+    costs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for lang, text in SENTENCES:
+            x = padded(speech(lang, text, Path(tmp)))
+            mic = _code(x, BROWSER_MIC)
+            heard = _code(_through_the_mixer(mic), OpusSettings())
+            own, room = _score(x, mic), _score(x, heard)
+            assert own > 3.9, (lang, own)  # the harness: a 64 kb/s voice scores ~4.2
+            costs.append(own - room)
+    assert float(np.mean(costs)) <= TANDEM_COST_MAX, [round(c, 3) for c in costs]
+
+
+def test_the_silk_setting_keeps_its_cheaper_complexity():
+    # For links short of bandwidth (`voice_codec` "silk"): at 32 kb/s SILK's hybrid mode
+    # doubles its encode from 5 to 8 (bench/ROOM.md "Opus complexity").
+    assert OpusSettings.for_codec("silk").complexity == 5
+    assert OpusSettings.for_codec("celt").complexity == OpusSettings().complexity == 8
