@@ -82,6 +82,9 @@ class OpusSettings:
     # bench/README.md "The mix's complexity"). SILK's hybrid mode (`for_codec("silk")`)
     # keeps 5: at 32 kb/s 8 doubles its encode (bench/ROOM.md, "Opus complexity").
     complexity: int = 8
+    # The stereo mix keeps 5: there 8 costs 2.7 times the encode (~105 -> ~280 us) for
+    # +0.07 PESQ-WB, its 96 kb/s already scoring above the mono mix at 8.
+    stereo_complexity: int = 5
     application: str = "lowdelay"
     # SILK's in-band FEC ("voip" only: CELT has none), so one lost packet is rebuilt
     # from the next
@@ -94,6 +97,10 @@ class OpusSettings:
     def application_for(self, channels: int) -> str:
         """The libopus application of an encoder of `channels` (1 or 2)."""
         return self.application if channels == 1 else self.stereo_application
+
+    def complexity_for(self, channels: int) -> int:
+        """The complexity (0..10) of an encoder of `channels` (1 or 2)."""
+        return self.complexity if channels == 1 else self.stereo_complexity
 
     def bitrate_for(self, channels: int) -> int:
         """The bitrate (b/s) of an encoder of `channels` (1 or 2)."""
@@ -331,7 +338,8 @@ class _DirectEncode:
         bitrate = s.bitrate_for(channels)
         # FFmpeg: bitrate, complexity, VBR on and unconstrained (libopus's default is
         # constrained), expected loss, in-band FEC; no signal hint, no DTX
-        for request, value in ((OPUS_SET_BITRATE, bitrate), (OPUS_SET_COMPLEXITY, s.complexity),
+        for request, value in ((OPUS_SET_BITRATE, bitrate),
+                               (OPUS_SET_COMPLEXITY, s.complexity_for(channels)),
                                (OPUS_SET_VBR, 1), (OPUS_SET_VBR_CONSTRAINT, 0),
                                (OPUS_SET_PACKET_LOSS_PERC, s.packet_loss if s.fec else 0),
                                (OPUS_SET_INBAND_FEC, 1 if s.fec else 0)):
@@ -395,7 +403,7 @@ class _PyavEncode:
         ctx.time_base = TIME_BASE
         ctx.options = {
             "application": s.application_for(channels),
-            "compression_level": str(s.complexity),
+            "compression_level": str(s.complexity_for(channels)),
             "fec": "1" if s.fec else "0",
             "packet_loss": str(s.packet_loss if s.fec else 0),
             "frame_duration": "20",
