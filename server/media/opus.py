@@ -51,18 +51,18 @@ log = logging.getLogger(__name__)
 class OpusSettings:
     """Encoder settings; the defaults suit speech on a LAN or a decent uplink.
 
-    The mono mix is coded by CELT alone ("lowdelay") at 64 kb/s set (VBR: ~115 kb/s on
-    speech). The mix is the voice's second generation of Opus (the browser coded it
-    first), and each generation's noise adds: at 40 kb/s set the tandem scored 0.45 PESQ
-    below the mic's own coding, at 64 kb/s 0.27, with the mic asked for 64 kb/s too
-    (rtc.MIC_BITRATE), and 0.10-0.15 at 64 kb/s with complexity 8 (below; bench/README.md,
-    "Voice quality"). CELT costs less than half the CPU of SILK's
+    The mono mix is coded by CELT alone ("lowdelay") at 80 kb/s set (VBR: ~140 kb/s on
+    speech, ~115 at 64). The mix is the voice's second generation of Opus (the browser
+    coded it first), and each generation's noise adds: at 40 kb/s set the tandem scored
+    0.45 PESQ below the mic's own coding, at 64 kb/s 0.27, with the mic asked for 64 kb/s
+    too (rtc.MIC_BITRATE); with complexity 8 (below) 0.09-0.15 at 64 kb/s and 0.03 at 80
+    (96: 0.03, 128: 0.00; bench/README.md, "The mix's complexity and bitrate"). CELT costs less than half the CPU of SILK's
     hybrid mode per encode and 4 ms less look-ahead; it has no in-band FEC, so a lossy
     listener is protected otherwise. `for_codec("silk")` is the SILK setting, for links
     short of bandwidth.
     """
 
-    bitrate: int = 64000
+    bitrate: int = 80000
     # A stereo mix (voices placed around the table) is coded by CELT alone ("lowdelay").
     # In "voip" libopus codes 48 kb/s stereo speech in its hybrid mode, whose SILK part
     # narrows the image: two voices at once on opposite sides came out 8.5 dB apart
@@ -79,7 +79,7 @@ class OpusSettings:
     # browser's 64 kb/s voice decoded, mixed and coded again at 64) cost 0.25-0.27 PESQ-WB
     # at 5 (and 4 and 6, which code the same), 0.10-0.15 at 8 (9 and 10 the same), for
     # ~90 -> ~135 us an encode here (issue 36: the clean room's gap to a direct call;
-    # bench/README.md "The mix's complexity"). SILK's hybrid mode (`for_codec("silk")`)
+    # bench/README.md "The mix's complexity and bitrate"). SILK's hybrid mode (`for_codec("silk")`)
     # keeps 5: at 32 kb/s 8 doubles its encode (bench/ROOM.md, "Opus complexity").
     complexity: int = 8
     # The stereo mix keeps 5: there 8 costs 2.7 times the encode (~105 -> ~280 us) for

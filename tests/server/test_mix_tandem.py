@@ -2,11 +2,11 @@
 
 Through a room a player's voice is coded twice: by their browser (Opus "voip" at the
 64 kb/s the server's answer asks, in-band FEC: `BROWSER_MIC`), then, decoded and mixed,
-by the server for each listener (`OpusSettings`: CELT at 64 kb/s). A direct call codes it
+by the server for each listener (`OpusSettings`: CELT at 80 kb/s). A direct call codes it
 once. Each generation adds its noise, and the second one was most of what kept a clean
-room ~0.25 PESQ-WB behind a direct call in bench/voice_quality.py: at complexity 5 the
-mix's encoder cost the mic's speech 0.25-0.27 PESQ-WB, at 8 0.10-0.15 (bench/README.md,
-"The mix's complexity").
+room ~0.25 PESQ-WB behind a direct call in bench/voice_quality.py: at 64 kb/s and
+complexity 5 the mix's encoder cost the mic's speech 0.25-0.27 PESQ-WB, at complexity 8
+0.10-0.15, at 80 kb/s and 8 0.03 (bench/README.md, "The mix's complexity and bitrate").
 
 Here espeak-ng's sentences in the three languages go through the real codecs (libopus)
 and the real mixer, as one listener hears one speaker, and are scored against the
@@ -28,9 +28,9 @@ from server.media.opus import BROWSER_MIC, OpusDecoder, OpusEncoder, OpusSetting
 pesq = pytest.importorskip("pesq").pesq
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
 
-# The mean cost of the mix's coding, PESQ-WB points below the mic's own: 0.25-0.27 at
-# complexity 5 (refused), 0.10-0.15 at 8.
-TANDEM_COST_MAX = 0.18
+# The mean cost of the mix's coding, PESQ-WB points below the mic's own: 0.27 at 64 kb/s
+# and complexity 5, 0.09 at 64 kb/s and complexity 8 (both refused), 0.03 at 80 kb/s and 8.
+TANDEM_COST_MAX = 0.07
 
 
 def _code(x: np.ndarray, settings: OpusSettings) -> np.ndarray:
