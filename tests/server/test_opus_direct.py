@@ -72,7 +72,7 @@ def test_direct_and_pyav_encoders_decode_to_the_same_tone_either_way(monkeypatch
             assert abs(_db(out[-25 * FRAME:]) - want) < 1.0
     # same library, same settings as FFmpeg's libopusenc: sizes alike (here, the same bytes)
     sizes = np.mean([len(p) for p in from_direct]), np.mean([len(p) for p in from_pyav])
-    assert 100 < sizes[0] < 240 and abs(sizes[0] - sizes[1]) < 0.1 * sizes[1]  # 40-96 kb/s
+    assert 100 < sizes[0] < 300 and abs(sizes[0] - sizes[1]) < 0.1 * sizes[1]  # 40-120 kb/s
     assert from_direct == from_pyav
 
 
