@@ -55,8 +55,8 @@ class OpusSettings:
     speech, ~115 at 64). The mix is the voice's second generation of Opus (the browser
     coded it first), and each generation's noise adds: at 40 kb/s set the tandem scored
     0.45 PESQ below the mic's own coding, at 64 kb/s 0.27, with the mic asked for 64 kb/s
-    too (rtc.MIC_BITRATE); with complexity 8 (below) 0.09-0.15 at 64 kb/s and 0.03 at 80
-    (96: 0.03, 128: 0.00; bench/README.md, "The mix's complexity and bitrate"). CELT costs less than half the CPU of SILK's
+    too (rtc.MIC_BITRATE); with complexity 8 (below), 0.03 at 80 kb/s (bench/README.md,
+    "The mix's complexity and bitrate"). CELT costs less than half the CPU of SILK's
     hybrid mode per encode and 4 ms less look-ahead; it has no in-band FEC, so a lossy
     listener is protected otherwise. `for_codec("silk")` is the SILK setting, for links
     short of bandwidth.
@@ -75,12 +75,11 @@ class OpusSettings:
     # mix's 64 per channel pair, as the tandem needs (see the class).
     stereo_bitrate: int = 96000
     stereo_application: str = "lowdelay"
-    # 0..10. CELT (the mix's mode) analyses more from 7 and most from 8: the tandem (a
-    # browser's 64 kb/s voice decoded, mixed and coded again at 64) cost 0.25-0.27 PESQ-WB
-    # at 5 (and 4 and 6, which code the same), 0.10-0.15 at 8 (9 and 10 the same), for
-    # ~90 -> ~135 us an encode here (issue 36: the clean room's gap to a direct call;
-    # bench/README.md "The mix's complexity and bitrate"). SILK's hybrid mode (`for_codec("silk")`)
-    # keeps 5: at 32 kb/s 8 doubles its encode (bench/ROOM.md, "Opus complexity").
+    # 0..10. CELT (the mix's mode) analyses more from 7 and most from 8: the tandem at
+    # 64 kb/s cost 0.26 PESQ-WB at 5 (and 4 and 6, which code the same), 0.09-0.11 at 8
+    # (9 and 10 the same), for ~90 -> ~135 us an encode here (issue 36, the clean room's
+    # gap to a direct call). SILK's hybrid mode (`for_codec("silk")`) keeps 5: at 32 kb/s
+    # 8 doubles its encode (bench/ROOM.md, "Opus complexity").
     complexity: int = 8
     # The stereo mix keeps 5: there 8 costs 2.7 times the encode (~105 -> ~280 us) for
     # +0.07 PESQ-WB, its 96 kb/s already scoring above the mono mix at 8.
